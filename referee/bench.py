@@ -1,0 +1,171 @@
+"""``referee bench``: the I/O path against the physical limit, in one run.
+
+Three figures, each on one pinned core (as matches run):
+
+1. raw: a C program and a C echo bot doing blocking ``write``/``read`` round trips of a
+   Yahtzee position line — what the machine can do at best;
+2. the referee's round trip with the same echo bot (``BotProcess.request``);
+3. a Yahtzee match between two trivial (instant, always legal) C bots, as time per
+   decision: everything the referee does per decision — rules, encoding, legality,
+   bookkeeping — on top of the round trip.
+
+The bots are compiled with ``cc`` into a temporary directory.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import trio
+
+from referee import games
+from referee.botspec import BotSpec
+from referee.limits import Limits
+from referee.match import Match, MatchConfig, pinned_to_one_core
+from referee.process import BotProcess
+
+POSITION = b"-1 -1 -1 8 -1 -1 -1 -1 -1 -1 -1 -1 20 0 -1 -1 3 -1 0 -1 -1 -1 -1 -1 -1 -1 -1 0 1 3 4 5 6 1\n"
+
+ECHO_C = r"""
+#include <stdio.h>
+int main(void) {
+    char line[4096];
+    while (fgets(line, sizeof line, stdin)) { fputs("1\n", stdout); fflush(stdout); }
+    return 0;
+}
+"""
+
+PINGPONG_C = r"""
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/wait.h>
+static const char LINE[] =
+  "-1 -1 -1 8 -1 -1 -1 -1 -1 -1 -1 -1 20 0 -1 -1 3 -1 0 -1 -1 -1 -1 -1 -1 -1 -1 0 1 3 4 5 6 1\n";
+int main(int argc, char **argv) {
+    long n = atol(argv[1]);
+    int to[2], from[2];
+    if (pipe(to) || pipe(from)) return 1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(to[0], 0); dup2(from[1], 1);
+        close(to[0]); close(to[1]); close(from[0]); close(from[1]);
+        execv(argv[2], argv + 2);
+        _exit(127);
+    }
+    close(to[0]); close(from[1]);
+    char buf[256];
+    struct timespec a, b;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (long i = 0; i < n; i++) {
+        if (write(to[1], LINE, sizeof LINE - 1) != (ssize_t)(sizeof LINE - 1)) return 2;
+        size_t got = 0;
+        do {
+            ssize_t r = read(from[0], buf + got, sizeof buf - got);
+            if (r <= 0) return 3;
+            got += (size_t)r;
+        } while (buf[got - 1] != '\n');
+    }
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    close(to[1]);
+    waitpid(pid, NULL, 0);
+    printf("%.4f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e3 / n);
+    return 0;
+}
+"""
+
+# Instant and always legal: reroll everything, then hold everything, then place in the
+# first box the forced-joker rule allows.
+YAHTZEE_FAST_C = r"""
+#include <stdio.h>
+int main(void) {
+    int v[34];
+    for (;;) {
+        for (int i = 0; i < 34; i++) if (scanf("%d", &v[i]) != 1) return 0;
+        int roll = v[33], *card = v, *dice = v + 28, row = -1;
+        if (roll == 1) { puts("1"); fflush(stdout); continue; }
+        if (roll == 2) { puts("63"); fflush(stdout); continue; }
+        int yahtzee = 1;
+        for (int i = 1; i < 5; i++) if (dice[i] != dice[0]) yahtzee = 0;
+        if (yahtzee && card[11] != -1) {
+            if (card[dice[0] - 1] == -1) row = dice[0] - 1;
+            for (int r = 6; row < 0 && r < 13; r++) if (card[r] == -1) row = r;
+        }
+        for (int r = 0; row < 0 && r < 13; r++) if (card[r] == -1) row = r;
+        printf("%d\n", row * 2);
+        fflush(stdout);
+    }
+}
+"""
+
+
+def _compile(source: str, out: Path) -> Path:
+    src = out.with_suffix(".c")
+    src.write_text(source)
+    cc = os.environ.get("CC", "cc")
+    subprocess.run([cc, "-O2", "-o", str(out), str(src)], check=True)
+    return out
+
+
+def raw_round_trip_us(pingpong: Path, echo: Path, n: int) -> float:
+    done = subprocess.run([str(pingpong), str(n), str(echo)], check=True, capture_output=True, text=True)
+    return float(done.stdout)
+
+
+async def referee_round_trip_us(echo: Path, n: int) -> float:
+    bot = BotProcess(BotSpec(name="echo", argv=[str(echo)], home=str(echo.parent)), Limits())
+    async with trio.open_nursery() as nursery:
+        await bot.start(nursery)
+        await bot.request(POSITION)  # the startup answer is not part of the figure
+        started = time.perf_counter()
+        for _ in range(n):
+            await bot.request(POSITION)
+        elapsed = time.perf_counter() - started
+        await bot.close()
+        nursery.cancel_scope.cancel()
+    return elapsed / n * 1e6
+
+
+def match_us_per_decision(bot: Path, games_count: int) -> tuple[int, float, float]:
+    game = games.get("yahtzee")()
+    specs = [BotSpec(name=f"fast-{i}", argv=[str(bot)], home=str(bot.parent)) for i in (1, 2)]
+    config = MatchConfig(game="yahtzee", games=games_count, seed=1, pin=False)
+    match = Match(game, specs, config)
+    started = time.perf_counter()
+    result = trio.run(match.run)
+    elapsed = time.perf_counter() - started
+    decisions = sum(p["decisions"] for p in result.players)
+    return decisions, elapsed, elapsed / decisions * 1e6
+
+
+def main(round_trips: int = 200_000, games: int = 1000) -> int:
+    if shutil.which(os.environ.get("CC", "cc")) is None:
+        print("referee bench needs a C compiler (cc)", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp, pinned_to_one_core(True) as core:
+        work = Path(tmp)
+        echo = _compile(ECHO_C, work / "echo")
+        pingpong = _compile(PINGPONG_C, work / "pingpong")
+        fast = _compile(YAHTZEE_FAST_C, work / "yahtzee_fast")
+        raw = min(raw_round_trip_us(pingpong, echo, round_trips) for _ in range(3))
+        ours = min(trio.run(referee_round_trip_us, echo, round_trips) for _ in range(3))
+        decisions, seconds, per_decision = match_us_per_decision(fast, games)
+        print(f"all on core {core}; best of 3 for the round trips")
+        print(f"raw C round trip (C parent, C echo bot):   {raw:7.2f} µs")
+        print(
+            f"referee round trip (same echo bot):        {ours:7.2f} µs   {ours / raw:5.2f}× raw (target ≤ 1.5×)"
+        )
+        print(
+            f"{games}-game Yahtzee match, two C bots:     {per_decision:7.2f} µs per decision "
+            f"{per_decision / raw:5.2f}× raw (target ≤ 5×); {decisions} decisions in {seconds:.2f} s"
+        )
+    return 0

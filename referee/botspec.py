@@ -1,0 +1,125 @@
+"""Naming a bot on the command line: an executable, a quoted command, or a directory.
+
+* ``./bots/mybot`` — an executable file, run as it is.
+* ``"python3 bots/mybot.py"`` — a command line; words that name existing files are made
+  absolute, because bots run in a private working directory.
+* ``bots/mybot/`` — a directory with a ``bot.toml`` manifest::
+
+      name = "mybot"                 # optional: defaults to the directory's name
+      run = "python3 mybot.py"       # required: words naming files in the directory are made absolute
+      build = "make"                 # optional: run in the directory before the match
+      [limits]                       # optional: any field of referee.limits.Limits
+      decision_s = 2.0
+
+A bot learns where its own files are from ``$REFEREE_BOT_DIR``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from collections.abc import Iterable
+from pathlib import Path
+
+import msgspec
+
+from referee.limits import LimitsOverride
+
+MANIFEST = "bot.toml"
+
+
+class BotSpecError(ValueError):
+    """The bot as named cannot be run; the message says why in one line."""
+
+
+class Manifest(msgspec.Struct, forbid_unknown_fields=True):
+    run: str
+    name: str | None = None
+    build: str | None = None
+    limits: LimitsOverride | None = None
+
+
+class BotSpec(msgspec.Struct, frozen=True):
+    name: str
+    argv: list[str]
+    #: The bot's own directory (its manifest's directory, or the executable's).
+    home: str
+    build: str | None = None
+    limits: LimitsOverride | None = None
+
+
+def _absolutize(words: list[str], base: Path) -> list[str]:
+    out = []
+    for word in words:
+        candidate = base / word
+        if not os.path.isabs(word) and ("/" in word or candidate.is_file()) and candidate.exists():
+            out.append(str(candidate.resolve()))
+        else:
+            out.append(word)
+    return out
+
+
+def _stem(word: str) -> str:
+    return Path(word).stem or word
+
+
+def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
+    """Turn one command-line bot argument into a :class:`BotSpec`."""
+    cwd = cwd or Path.cwd()
+    path = (cwd / arg) if not os.path.isabs(arg) else Path(arg)
+    if path.is_dir():
+        manifest_path = path / MANIFEST
+        if not manifest_path.is_file():
+            raise BotSpecError(f"{arg}: a directory needs a {MANIFEST} manifest (see docs/writing-a-bot.md)")
+        try:
+            manifest = msgspec.toml.decode(manifest_path.read_bytes(), type=Manifest)
+        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+            raise BotSpecError(f"{manifest_path}: {exc}") from None
+        words = shlex.split(manifest.run)
+        if not words:
+            raise BotSpecError(f"{manifest_path}: 'run' is empty")
+        home = path.resolve()
+        argv = _absolutize(words, home)
+        name = manifest.name or home.name
+        return BotSpec(name=name, argv=argv, home=str(home), build=manifest.build, limits=manifest.limits)
+    if path.is_file():
+        if not os.access(path, os.X_OK):
+            raise BotSpecError(
+                f'{arg}: not executable (chmod +x it, or name a command such as "python3 {arg}")'
+            )
+        resolved = path.resolve()
+        return BotSpec(name=_stem(arg), argv=[str(resolved)], home=str(resolved.parent))
+    try:
+        words = shlex.split(arg)
+    except ValueError as exc:
+        raise BotSpecError(f"{arg!r}: {exc}") from None
+    if not words:
+        raise BotSpecError("empty bot command")
+    argv = _absolutize(words, cwd)
+    program = argv[0]
+    if not os.path.isabs(program) and shutil.which(program) is None:
+        raise BotSpecError(f"{arg}: no such file, directory or command {program!r}")
+    if os.path.isabs(program) and not os.access(program, os.X_OK):
+        raise BotSpecError(f"{arg}: {program} is not executable")
+    files = [w for w in argv[1:] if os.path.isabs(w) and os.path.isfile(w)]
+    main = files[0] if files else program
+    home = str(Path(main).parent) if os.path.isabs(main) else str(cwd)
+    return BotSpec(name=_stem(main), argv=argv, home=home)
+
+
+def unique_names(specs: Iterable[BotSpec]) -> list[BotSpec]:
+    """Rename bots that share a name to ``name-1``, ``name-2``… in order."""
+    specs = list(specs)
+    counts: dict[str, int] = {}
+    for spec in specs:
+        counts[spec.name] = counts.get(spec.name, 0) + 1
+    seen: dict[str, int] = {}
+    out = []
+    for spec in specs:
+        if counts[spec.name] == 1:
+            out.append(spec)
+            continue
+        seen[spec.name] = seen.get(spec.name, 0) + 1
+        out.append(msgspec.structs.replace(spec, name=f"{spec.name}-{seen[spec.name]}"))
+    return out

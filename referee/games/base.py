@@ -1,0 +1,165 @@
+"""The game interface: a tiny state surface that all five seed games fit.
+
+A game is a pure, deterministic state machine.  It performs no I/O and draws every
+random number from the :class:`random.Random` it is given, so the same seed always
+gives the same game.  The referee drives it like this (see :mod:`referee.match`)::
+
+    state = game.new_state(seats, rng)
+    while not state.is_terminal():
+        for event in state.drain_events():          # things seats must be told
+            tell(event.seat, event.line)
+        for seat in state.to_act():                 # one seat, or several at once
+            reply = ask(seat, state.request(seat))  # bytes on the wire, both ways
+            action = state.decode(seat, reply)      # raises ProtocolError
+            if reason := state.illegal(seat, action):
+                state.penalize(seat, Verdict.ILLEGAL)
+            else:
+                state.apply(seat, action)
+    state.scores(), state.ranks()
+
+Simultaneous moves (Bidding Wars) are several seats in ``to_act()``: the referee asks
+them concurrently and then applies every reply; the state commits the joint move once
+each seat in the step has acted or been penalised.  A seat whose bot has failed is still
+asked for nothing: the referee calls :meth:`GameState.penalize` in its place, which is
+where each game's penalty policy lives (Yahtzee forfeits the game, Liar's Dice costs a
+die, poker folds or checks).
+
+The wire format (building request lines, parsing replies) belongs to the game's module
+in :mod:`protocol`, which the Python sample bots share; rules call into it.
+"""
+
+from __future__ import annotations
+
+import abc
+import enum
+import random
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+from referee.limits import Limits
+from referee.verdict import Verdict
+
+
+class DeadBot(enum.StrEnum):
+    """What a match does with a bot whose process died (crash, CPU, memory)."""
+
+    #: It loses every remaining game of the match (Yahtzee, per its seed). ``--recover``
+    #: switches to RESTART.
+    FORFEIT_MATCH = "forfeit-match"
+    #: It is out of (or auto-penalised for the rest of) the current game, and restarted
+    #: for the next one (Liar's Dice, Hold'em).
+    RESTART = "restart"
+
+
+@dataclass(frozen=True, slots=True)
+class Option:
+    """A game option, offered on the command line as ``--NAME`` (dashes for underscores)."""
+
+    type: type
+    default: Any
+    help: str
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """An information line for one seat, sent without a decision being due.
+
+    ``expects_reply``: the seat's bot answers it with a line the referee reads and
+    discards (dice poker's seed demands an answer to every call).
+    """
+
+    seat: int
+    line: bytes
+    expects_reply: bool = False
+
+
+class GameState(abc.ABC):
+    """One game in progress.  Seats are numbered 0..n-1 in turn order for this game."""
+
+    @abc.abstractmethod
+    def to_act(self) -> Sequence[int]:
+        """Seats that must decide now: one, or several for a simultaneous move."""
+
+    @abc.abstractmethod
+    def request(self, seat: int) -> bytes:
+        """The observation line sent to ``seat``, ending in ``b"\\n"``."""
+
+    @abc.abstractmethod
+    def decode(self, seat: int, reply: bytes) -> Any:
+        """Parse a reply line (without its newline). Raise ``ProtocolError`` if it does not parse."""
+
+    @abc.abstractmethod
+    def illegal(self, seat: int, action: Any) -> str | None:
+        """Why ``action`` is not allowed for ``seat`` now, or ``None`` when it is legal."""
+
+    @abc.abstractmethod
+    def apply(self, seat: int, action: Any) -> None:
+        """Play a legal action."""
+
+    @abc.abstractmethod
+    def penalize(self, seat: int, verdict: Verdict) -> None:
+        """Apply the game's penalty for ``verdict`` in place of ``seat``'s decision.
+
+        Called only while ``seat`` is in ``to_act()``: for a faulty reply, or because the
+        seat's bot is no longer running (then ``verdict`` is the one that ended it).
+        A penalty that takes the seat out of the game must also take it out of
+        ``to_act()`` for the rest of the game.
+        """
+
+    def drain_events(self) -> list[Event]:
+        """Information lines due now, oldest first; the list is cleared."""
+        return []
+
+    @abc.abstractmethod
+    def is_terminal(self) -> bool: ...
+
+    @abc.abstractmethod
+    def scores(self) -> list[float]:
+        """Points per seat (the game's own measure: Yahtzee score, chips, dice...)."""
+
+    @abc.abstractmethod
+    def ranks(self) -> list[int]:
+        """Placement per seat at the end: 1 is best, equal ranks are ties."""
+
+    def summary(self) -> dict[str, Any]:
+        """Game-specific facts for the log (final scorecards, cards dealt...)."""
+        return {}
+
+
+class Game(abc.ABC):
+    """A game's definition: its name, seats, seed limits and how to start a game.
+
+    Subclasses are found by :mod:`referee.games` automatically; adding a game means
+    adding its rules module here and its wire module in :mod:`protocol`.
+    """
+
+    #: The name used on the command line (``--game NAME``).
+    name: ClassVar[str]
+    #: One line for ``referee match --help``.
+    title: ClassVar[str]
+    #: Allowed seat counts and the default.
+    seats: ClassVar[range]
+    default_seats: ClassVar[int] = 2
+    #: The seed's limits.
+    limits: ClassVar[Limits]
+    dead_bot: ClassVar[DeadBot] = DeadBot.FORFEIT_MATCH
+    #: Options this game takes, by name; their values are in ``self.options``.
+    option_specs: ClassVar[dict[str, Option]] = {}
+
+    def __init__(self, **options: Any) -> None:
+        unknown = sorted(set(options) - set(self.option_specs))
+        if unknown:
+            raise ValueError(f"game {self.name} has no option {', '.join(unknown)}")
+        self.options: dict[str, Any] = {name: spec.default for name, spec in self.option_specs.items()}
+        for name, value in options.items():
+            try:
+                self.options[name] = self.option_specs[name].type(value)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"option {name}: {value!r} is not a {self.option_specs[name].type.__name__}"
+                ) from None
+
+    @abc.abstractmethod
+    def new_state(self, seats: int, rng: random.Random) -> GameState:
+        """A fresh game for ``seats`` players, drawing all randomness from ``rng``."""

@@ -1,0 +1,276 @@
+"""Yahtzee rules (seed 004): two players, 13 rounds, Hasbro scoring with the forced joker.
+
+Each round seat 0 plays a whole turn (roll, up to two rerolls, a placement), then seat 1.
+Totals are the boxes plus the upper bonus (35 at >= 63) and 100 per extra Yahtzee when
+the Yahtzee box holds 50.  Any penalty forfeits the game for the penalised seat.
+
+This is the referee's hot path, so the state is kept in pre-computed form:
+
+* the dice are one integer *code*, three bits per die (die ``k`` in bits ``3k..3k+2``),
+  which indexes tables built at import time: the line fragment, the pattern scores of
+  all 13 rows, whether they are five of a kind;
+* a reroll keeps the held dice with a bit mask and ORs in one table entry chosen by a
+  single random draw covering every rerolled die;
+* each card's 14-int prefix of the position line is cached as bytes and rebuilt only
+  when that card changes.
+
+The wire format and the reference (slow, simple) scoring live in :mod:`protocol.yahtzee`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from protocol import yahtzee as wire
+from referee.games.base import DeadBot, Game, GameState
+from referee.limits import GiB, Limits
+from referee.verdict import ProtocolError, Verdict
+
+_YAHTZEE = wire.YAHTZEE
+_BONUS = wire.BONUS
+_PLACEMENTS = 2 * wire.NUM_ROWS
+
+# ---------------------------------------------------------------- import-time tables
+
+_NCODES = 1 << 15
+_DICE: list[tuple[int, ...] | None] = [None] * _NCODES
+_SCORES: list[tuple[int, ...] | None] = [None] * _NCODES  # pattern scores of the 13 rows
+_FACE: list[int] = [0] * _NCODES  # the face when five of a kind, else 0
+# The line's tail "d1 d2 d3 d4 d5 roll\n", by roll number (index 0 unused) and dice code.
+_LINE_TAIL: list[list[bytes | None]] = [[], *([None] * _NCODES for _ in range(3))]
+
+
+def _code(dice: Sequence[int]) -> int:
+    return sum(d << (3 * k) for k, d in enumerate(dice))
+
+
+for _dice in itertools.product(range(1, 7), repeat=5):
+    _c = _code(_dice)
+    _DICE[_c] = _dice
+    _SCORES[_c] = tuple(wire.combo_score(_dice, row) for row in range(wire.NUM_ROWS))
+    _FACE[_c] = _dice[0] if _dice.count(_dice[0]) == 5 else 0
+    for _roll in (1, 2, 3):
+        _LINE_TAIL[_roll][_c] = " ".join(map(str, (*_dice, _roll))).encode() + b"\n"
+
+# Rerolls: for a hold mask m, ``_KEEP[m]`` keeps the held dice's bits and
+# ``_SPREAD[m][r]`` (r < 6**u for u rerolled dice) fills the rerolled dice.
+# ``r`` comes from getrandbits(_DRAW_BITS) with rejection above ``_DRAW_LIMIT[m]``
+# (a multiple of 6**u; rejects well under 1% of draws), then ``r % 6**u``.
+_DRAW_BITS = 24
+_KEEP: list[int] = []
+_SPREAD: list[list[int]] = []
+_SPAN: list[int] = []
+_DRAW_LIMIT: list[int] = []
+for _m in range(32):
+    _free = [k for k in range(5) if not _m >> k & 1]
+    _KEEP.append(sum(7 << (3 * k) for k in range(5) if _m >> k & 1))
+    _SPREAD.append(
+        [
+            sum(d << (3 * k) for k, d in zip(_free, faces, strict=True))
+            for faces in itertools.product(range(1, 7), repeat=len(_free))
+        ]
+    )
+    _SPAN.append(6 ** len(_free))
+    _DRAW_LIMIT.append((1 << _DRAW_BITS) // _SPAN[-1] * _SPAN[-1])
+_FRESH = _SPREAD[0]
+_FRESH_SPAN = _SPAN[0]
+_FRESH_LIMIT = _DRAW_LIMIT[0]
+
+_JOKER_FIXED = (0,) * 8 + (25, 30, 40) + (0, 0)
+_JOKER_ROWS = frozenset(wire.JOKER_FIXED)
+_VALUE_BYTES = {v: b"%d " % v for v in range(-1, 80)}
+_TO_ACT = ((0,), (1,))
+
+del _c, _dice, _roll, _m, _free
+
+
+def _card_bytes(card: list[int]) -> bytes:
+    vb = _VALUE_BYTES
+    return b"".join([vb[v] if v in vb else b"%d " % v for v in card])
+
+
+def _roll_fresh(getrandbits: Any) -> int:
+    r = getrandbits(_DRAW_BITS)
+    while r >= _FRESH_LIMIT:
+        r = getrandbits(_DRAW_BITS)
+    return _FRESH[r % _FRESH_SPAN]
+
+
+# ---------------------------------------------------------------- state
+
+
+class YahtzeeState(GameState):
+    __slots__ = ("_bits", "_cards", "_dice", "_enc", "_forfeit", "_over", "_placed", "_roll", "_seat")
+
+    def __init__(self, rng: random.Random) -> None:
+        self._bits = rng.getrandbits
+        self._cards = [[-1] * wire.NUM_ROWS + [0], [-1] * wire.NUM_ROWS + [0]]
+        self._enc = [_card_bytes(self._cards[0]), _card_bytes(self._cards[1])]
+        self._seat = 0
+        self._roll = 1
+        self._placed = 0
+        self._over = False
+        self._forfeit: int | None = None
+        self._dice = _roll_fresh(self._bits)
+
+    @classmethod
+    def from_position(cls, line: bytes | str, rng: random.Random | None = None) -> YahtzeeState:
+        """The state a position line describes, with its player as seat 0 to act.
+
+        The opponent is seat 1.  Later dice are drawn from ``rng`` (a fixed seed if None).
+        Used by tests and for replaying a logged position.
+        """
+        pos = wire.parse_position(line)
+        for card in (pos.own, pos.opp):
+            if any(v < -1 for v in card[: wire.NUM_ROWS]) or card[_BONUS] < 0 or card[_BONUS] % 100:
+                raise ValueError(f"not a valid scorecard: {card}")
+        state = cls(rng or random.Random(0))
+        state._cards = [list(pos.own), list(pos.opp)]
+        state._enc = [_card_bytes(state._cards[0]), _card_bytes(state._cards[1])]
+        state._dice = _code(pos.dice)
+        state._roll = pos.roll
+        state._placed = sum(v != -1 for card in state._cards for v in card[: wire.NUM_ROWS])
+        if state._cards[0][: wire.NUM_ROWS].count(-1) == 0:
+            raise ValueError("the player to act has no open box")
+        return state
+
+    # -- the referee's per-decision calls (hot path) --
+
+    def to_act(self) -> Sequence[int]:
+        return () if self._over else _TO_ACT[self._seat]
+
+    def request(self, seat: int) -> bytes:
+        return self._enc[seat] + self._enc[seat ^ 1] + _LINE_TAIL[self._roll][self._dice]
+
+    def decode(self, seat: int, reply: bytes) -> int:
+        if reply.isdigit() and len(reply) <= 18:
+            return int(reply)
+        try:
+            return wire.decode_action(reply)
+        except ValueError as exc:
+            raise ProtocolError(str(exc)) from None
+
+    def illegal(self, seat: int, action: int) -> str | None:
+        if self._over or seat != self._seat:
+            return "It is not this player's turn"
+        if action & 1:
+            if not 0 < action < 64:
+                return wire.BAD_HOLD
+            if self._roll >= 3:
+                return wire.NO_ROLLS_LEFT
+            return None
+        if not 0 <= action <= 24:
+            return wire.BAD_ROW
+        card = self._cards[seat]
+        row = action >> 1
+        if card[row] != -1:
+            return wire.ROW_FULL
+        face = _FACE[self._dice]
+        if face and card[_YAHTZEE] != -1 and row != face - 1:
+            if card[face - 1] == -1:
+                return wire.JOKER_UPPER_OPEN
+            if row < 6 and -1 in card[6:13]:
+                return wire.JOKER_LOWER_FIRST
+        return None
+
+    def apply(self, seat: int, action: int) -> None:
+        if action & 1:
+            m = action >> 1
+            r = self._bits(_DRAW_BITS)
+            while r >= _DRAW_LIMIT[m]:
+                r = self._bits(_DRAW_BITS)
+            self._dice = (self._dice & _KEEP[m]) | _SPREAD[m][r % _SPAN[m]]
+            self._roll += 1
+            return
+        row = action >> 1
+        card = self._cards[seat]
+        dice = self._dice
+        points = _SCORES[dice][row]
+        if _FACE[dice] and card[_YAHTZEE] != -1:  # the joker: extra Yahtzee
+            if card[_YAHTZEE] == 50:
+                card[_BONUS] += 100
+            if row in _JOKER_ROWS:
+                points = _JOKER_FIXED[row]
+        card[row] = points
+        self._enc[seat] = _card_bytes(card)
+        self._placed += 1
+        if self._placed >= _PLACEMENTS:
+            self._over = True
+            return
+        self._seat = seat ^ 1
+        self._roll = 1
+        r = self._bits(_DRAW_BITS)
+        while r >= _FRESH_LIMIT:
+            r = self._bits(_DRAW_BITS)
+        self._dice = _FRESH[r % _FRESH_SPAN]
+
+    def penalize(self, seat: int, verdict: Verdict) -> None:
+        """Any verdict forfeits the game: it ends now and the other seat wins."""
+        if self._over:
+            return
+        self._over = True
+        self._forfeit = seat
+
+    # -- results --
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def scores(self) -> list[float]:
+        return [float(wire.card_total(card)) for card in self._cards]
+
+    def ranks(self) -> list[int]:
+        if self._forfeit is not None:
+            return [2, 1] if self._forfeit == 0 else [1, 2]
+        a, b = (wire.card_total(card) for card in self._cards)
+        return [1, 1] if a == b else [1, 2] if a > b else [2, 1]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "scorecards": [list(card) for card in self._cards],
+            "totals": [wire.card_total(card) for card in self._cards],
+            "upper_bonus": [wire.upper_bonus(card) for card in self._cards],
+            "forfeited_by": self._forfeit,
+        }
+
+    # -- inspection (tests, replays, logs) --
+
+    @property
+    def seat(self) -> int:
+        """The seat whose turn it is."""
+        return self._seat
+
+    @property
+    def roll(self) -> int:
+        return self._roll
+
+    @property
+    def dice(self) -> tuple[int, ...]:
+        dice = _DICE[self._dice]
+        assert dice is not None
+        return dice
+
+    @property
+    def placements(self) -> int:
+        return self._placed
+
+    def card(self, seat: int) -> tuple[int, ...]:
+        return tuple(self._cards[seat])
+
+
+class Yahtzee(Game):
+    name = "yahtzee"
+    title = "Yahtzee (seed 004): two players, 13 rounds, Hasbro scoring with the forced joker"
+    seats = range(2, 3)
+    default_seats = 2
+    #: The seed: 10 CPU minutes per 1000-game match, 2 GiB.  The wall limits are ours.
+    limits = Limits(startup_s=60.0, decision_s=10.0, cpu_s=600.0, memory_bytes=2 * GiB)
+    dead_bot = DeadBot.FORFEIT_MATCH
+
+    def new_state(self, seats: int, rng: random.Random) -> YahtzeeState:
+        if seats not in self.seats:
+            raise ValueError(f"yahtzee is played by 2 seats, not {seats}")
+        return YahtzeeState(rng)

@@ -1,0 +1,58 @@
+"""Resource and time limits for one bot.
+
+Each game declares its seed's values as defaults (:attr:`referee.games.base.Game.limits`);
+a bot's manifest may override them, and the command line overrides both.  Merging is
+field by field: an unset field (``None``) in an override keeps the value below it.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+MiB = 1 << 20
+GiB = 1 << 30
+
+
+class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    #: Wall seconds from spawn to the first answer (precomputation is allowed before it).
+    startup_s: float = 60.0
+    #: Wall seconds for each later answer.
+    decision_s: float = 10.0
+    #: CPU seconds for the bot's whole process tree over one match (None: no budget).
+    cpu_s: float | None = 600.0
+    #: Resident memory of the whole process tree, in bytes (None: no cap).
+    memory_bytes: int | None = 2 * GiB
+    #: Optional RLIMIT_AS per process; off by default because JVM and Go reserve far more
+    #: address space than they use.
+    address_space_bytes: int | None = None
+    #: RLIMIT_FSIZE: largest file a bot may write in its directory.
+    file_size_bytes: int = 64 * MiB
+    #: RLIMIT_NOFILE.
+    open_files: int = 256
+    #: Longest reply line; longer is a protocol fault, never unbounded memory.
+    max_line_bytes: int = 4096
+    #: Bytes of stderr kept per bot: the first half and the last half.
+    stderr_bytes: int = 1 * MiB
+    #: Seconds to wait for a process to exit after SIGKILL before giving up on it.
+    exit_s: float = 2.0
+
+    def merged(self, override: LimitsOverride | None) -> Limits:
+        if override is None:
+            return self
+        changes = {f: v for f in override.__struct_fields__ if (v := getattr(override, f)) is not None}
+        return msgspec.structs.replace(self, **changes)
+
+
+class LimitsOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+    """The same fields, all optional: what a manifest or the command line changes."""
+
+    startup_s: float | None = None
+    decision_s: float | None = None
+    cpu_s: float | None = None
+    memory_bytes: int | None = None
+    address_space_bytes: int | None = None
+    file_size_bytes: int | None = None
+    open_files: int | None = None
+    max_line_bytes: int | None = None
+    stderr_bytes: int | None = None
+    exit_s: float | None = None

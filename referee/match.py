@@ -1,0 +1,548 @@
+"""A match: the same bots play a series of games of one kind.
+
+The match owns the bots' lifetimes (all in one nursery, with the limits monitor beside
+them), seats them for each game (rotating, so every bot takes every seat equally
+often), drives each game through the interface in :mod:`referee.games.base`, turns
+every failure into a verdict and the game's penalty, restarts or retires dead bots per
+the game's policy, and keeps the tallies.  It knows nothing about any particular game.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import random
+import tempfile
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, BinaryIO
+
+import msgspec
+import psutil
+import trio
+
+from referee import __version__, sandbox
+from referee.botspec import BotSpec
+from referee.games import DeadBot, Game, GameState
+from referee.limits import Limits, LimitsOverride
+from referee.monitor import Monitor
+from referee.process import BotProcess
+from referee.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
+
+#: How many forfeits per player are kept with full details in the summary.
+FORFEIT_DETAILS_KEPT = 20
+
+
+class MatchError(Exception):
+    """The match cannot be played (a bot cannot start); one-line message."""
+
+
+class MatchConfig(msgspec.Struct, frozen=True):
+    game: str
+    games: int = 1000
+    seed: int = 0
+    recover: bool = False
+    pin: bool = True
+    limits: LimitsOverride | None = None
+    log_path: str | None = None
+    stderr_dir: str | None = None
+    options: dict[str, Any] = {}
+
+
+class PlayerStats(msgspec.Struct):
+    name: str
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    score_total: float = 0.0
+    rank_total: int = 0
+    forfeits: dict[str, int] = {}
+    forfeit_details: list[Forfeit] = []
+    cpu_seconds: float = 0.0
+    peak_rss_bytes: int = 0
+    decisions: int = 0
+    latency_ns_total: int = 0
+    latency_ns_max: int = 0
+    restarts: int = 0
+
+    def report(self) -> dict[str, Any]:
+        """The summary fields for ``--json`` (means computed here)."""
+        return {
+            "name": self.name,
+            "games": self.games,
+            "wins": self.wins,
+            "losses": self.losses,
+            "draws": self.draws,
+            "mean_score": self.score_total / self.games if self.games else 0.0,
+            "mean_rank": self.rank_total / self.games if self.games else 0.0,
+            "forfeits": dict(sorted(self.forfeits.items())),
+            "forfeit_details": [msgspec.to_builtins(f) for f in self.forfeit_details],
+            "cpu_seconds": round(self.cpu_seconds, 3),
+            "peak_rss_bytes": self.peak_rss_bytes,
+            "decisions": self.decisions,
+            "mean_decision_us": self.latency_ns_total / self.decisions / 1e3 if self.decisions else 0.0,
+            "max_decision_us": self.latency_ns_max / 1e3,
+            "restarts": self.restarts,
+        }
+
+
+@dataclass
+class Player:
+    """A bot of the match: its spec, limits, tallies and current process."""
+
+    spec: BotSpec
+    limits: Limits
+    stats: PlayerStats
+    bot: BotProcess | None = None
+    #: The fault that ended the last process, while the player has no live one.
+    down: Forfeit | None = None
+    cpu_spent: float = 0.0
+    stderr_path: Path | None = None
+
+    @property
+    def cpu_left(self) -> float | None:
+        return None if self.limits.cpu_s is None else self.limits.cpu_s - self.cpu_spent
+
+
+@dataclass
+class GameOutcome:
+    index: int
+    seed: int
+    seats: list[str]
+    scores: list[float]
+    ranks: list[int]
+    forfeits: list[tuple[str, Forfeit]] = field(default_factory=list)
+    moves: list[list[Any]] | None = None
+    summary: dict[str, Any] = field(default_factory=dict)
+
+
+class MatchResult(msgspec.Struct):
+    game: str
+    seed: int
+    games_requested: int
+    games_played: int
+    completed: bool
+    referee_version: str
+    sandbox: str
+    players: list[dict[str, Any]]
+    options: dict[str, Any] = {}
+
+
+def game_seed(match_seed: int, index: int) -> int:
+    """The seed of game ``index``: stable across Python versions and platforms."""
+    digest = hashlib.sha256(f"{match_seed}/{index}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+@contextlib.contextmanager
+def pinned_to_one_core(enabled: bool) -> Iterator[int | None]:
+    """Pin this process (and so the bots it spawns) to the core it runs on now.
+
+    Turn-based play is a chain of wake-ups; on one core each costs ~2 µs, across cores
+    ~55 µs (docs/architecture.md).  The previous affinity is restored afterwards.
+    """
+    if not enabled or not hasattr(os, "sched_setaffinity"):
+        yield None
+        return
+    before = os.sched_getaffinity(0)
+    try:
+        core = psutil.Process().cpu_num()
+    except (psutil.Error, AttributeError):
+        core = min(before)
+    if core not in before:
+        core = min(before)
+    os.sched_setaffinity(0, {core})
+    try:
+        yield core
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+class Match:
+    """Plays ``config.games`` games of ``config.game`` between ``specs``."""
+
+    def __init__(self, game: Game, specs: Sequence[BotSpec], config: MatchConfig) -> None:
+        if len(specs) not in game.seats:
+            raise MatchError(
+                f"{game.name} is for {game.seats.start}–{game.seats.stop - 1} bots, got {len(specs)}"
+            )
+        self.game = game
+        self.config = config
+        self.players = [
+            Player(
+                spec=spec,
+                limits=game.limits.merged(spec.limits).merged(config.limits),
+                stats=PlayerStats(name=spec.name, forfeits={}, forfeit_details=[]),
+            )
+            for spec in specs
+        ]
+        stderr_dir = (
+            Path(config.stderr_dir) if config.stderr_dir else Path(tempfile.mkdtemp(prefix="referee-stderr-"))
+        )
+        self.stderr_dir = stderr_dir
+        for player in self.players:
+            player.stderr_path = stderr_dir / f"{player.spec.name}.stderr"
+        self.dead_bot = DeadBot.RESTART if config.recover else game.dead_bot
+        self.games_played = 0
+        self.completed = False
+        self.monitor = Monitor()
+        self._nursery: trio.Nursery | None = None
+        self._log: BinaryIO | None = None
+        self._encoder = msgspec.json.Encoder()
+
+    # ------------------------------------------------------------------ driving
+
+    async def run(self, on_game: Callable[[GameOutcome], None] | None = None) -> MatchResult:
+        sandbox.become_subreaper()
+        cannot_start: MatchError | None = None
+        with pinned_to_one_core(self.config.pin), self._open_log():
+            async with trio.open_nursery() as nursery:
+                self._nursery = nursery
+                nursery.start_soon(self.monitor.run)
+                try:
+                    cannot_start = await self._start_all()
+                    for index in range(self.config.games if cannot_start is None else 0):
+                        outcome = await self.play_game(index)
+                        self._tally(outcome)
+                        self._write_log(outcome)
+                        if on_game is not None:
+                            on_game(outcome)
+                        if index + 1 < self.config.games:
+                            await self._revive_dead()
+                    self.completed = cannot_start is None
+                finally:
+                    with trio.CancelScope(shield=True):
+                        await self._close_all()
+                    nursery.cancel_scope.cancel()
+        if cannot_start is not None:
+            raise cannot_start
+        return self.result()
+
+    async def _start_all(self) -> MatchError | None:
+        for player in self.players:
+            try:
+                await self._start(player)
+            except BotFault as fault:
+                return MatchError(f"bot {player.spec.name} cannot start: {fault.detail}")
+        return None
+
+    async def _start(self, player: Player) -> None:
+        assert self._nursery is not None
+        bot = BotProcess(
+            player.spec, player.limits, stderr_path=player.stderr_path, cpu_budget_s=player.cpu_left
+        )
+        await bot.start(self._nursery)
+        player.bot = bot
+        player.down = None
+        self.monitor.watch(bot)
+
+    async def _retire(self, player: Player) -> None:
+        """Close the player's process and fold its figures into the player's tallies."""
+        bot = player.bot
+        if bot is None:
+            return
+        self.monitor.forget(bot)
+        await bot.close()
+        stats = player.stats
+        player.cpu_spent += bot.cpu_s
+        stats.cpu_seconds = player.cpu_spent
+        stats.peak_rss_bytes = max(stats.peak_rss_bytes, bot.peak_rss)
+        stats.decisions += bot.decisions
+        stats.latency_ns_total += bot.latency_ns
+        stats.latency_ns_max = max(stats.latency_ns_max, bot.latency_max_ns)
+        player.bot = None
+
+    async def _close_all(self) -> None:
+        for player in self.players:
+            await self._retire(player)
+
+    async def _revive_dead(self) -> None:
+        """Between games: close dead processes; restart them if the policy allows."""
+        for player in self.players:
+            bot = player.bot
+            if bot is None or bot.alive:
+                continue
+            death = bot.death
+            if player.down is None:
+                player.down = Forfeit(death or Verdict.CRASH, self.games_played - 1, -1, bot.death_detail)
+            await self._retire(player)
+            budget = player.cpu_left
+            # A spent CPU budget is for the whole match: restarting would not renew it.
+            restartable = death is not Verdict.CPU and (budget is None or budget > 0)
+            if self.dead_bot is DeadBot.RESTART and restartable:
+                try:
+                    await self._start(player)
+                    player.stats.restarts += 1
+                except BotFault:
+                    pass
+
+    # ------------------------------------------------------------------ one game
+
+    async def play_game(self, index: int) -> GameOutcome:
+        n = len(self.players)
+        seated = [self.players[(seat + index) % n] for seat in range(n)]
+        seed = game_seed(self.config.seed, index)
+        state = self.game.new_state(n, random.Random(seed))
+        outcome = GameOutcome(
+            index=index,
+            seed=seed,
+            seats=[p.spec.name for p in seated],
+            scores=[],
+            ranks=[],
+            moves=[] if self._log is not None else None,
+        )
+        # A bot that died and was not restarted takes the game's penalty each time it is
+        # due to act (Yahtzee: the game is forfeited; dice poker: it folds).
+        decision = 0
+        while not state.is_terminal():
+            for event in state.drain_events():
+                await self._tell(
+                    state, seated, event.seat, event.line, event.expects_reply, index, decision, outcome
+                )
+            actors = state.to_act()
+            if len(actors) == 1:
+                seat = actors[0]
+                await self._decide(state, seat, seated[seat], index, decision, outcome)
+            else:
+                await self._decide_together(state, actors, seated, index, decision, outcome)
+            decision += 1
+        for event in state.drain_events():
+            await self._tell(
+                state, seated, event.seat, event.line, event.expects_reply, index, decision, outcome
+            )
+        outcome.scores = state.scores()
+        outcome.ranks = state.ranks()
+        outcome.summary = state.summary()
+        return outcome
+
+    async def _decide(
+        self, state: GameState, seat: int, player: Player, game: int, decision: int, outcome: GameOutcome
+    ) -> None:
+        bot = player.bot
+        if bot is None or bot.death is not None:
+            self._penalize(state, seat, player, self._down_fault(player, game, decision), outcome)
+            return
+        line = state.request(seat)
+        try:
+            reply = await bot.request(line)
+        except BotFault as fault:
+            self._fault(
+                state, seat, player, fault.verdict, fault.detail, line, fault.reply, game, decision, outcome
+            )
+            return
+        self._judge(state, seat, player, line, reply, game, decision, outcome)
+
+    def _judge(
+        self,
+        state: GameState,
+        seat: int,
+        player: Player,
+        line: bytes,
+        reply: bytes,
+        game: int,
+        decision: int,
+        outcome: GameOutcome,
+    ) -> None:
+        """Decode, check and apply one reply."""
+        try:
+            action = state.decode(seat, reply)
+        except ProtocolError as exc:
+            self._fault(state, seat, player, Verdict.PROTOCOL, str(exc), line, reply, game, decision, outcome)
+            return
+        reason = state.illegal(seat, action)
+        if reason is not None:
+            self._fault(state, seat, player, Verdict.ILLEGAL, reason, line, reply, game, decision, outcome)
+            return
+        state.apply(seat, action)
+        if outcome.moves is not None:
+            outcome.moves.append(
+                [seat, line[:-1].decode("ascii", "replace"), reply.decode("utf-8", "replace")]
+            )
+
+    async def _decide_together(
+        self,
+        state: GameState,
+        actors: Sequence[int],
+        seated: list[Player],
+        game: int,
+        decision: int,
+        outcome: GameOutcome,
+    ) -> None:
+        """A simultaneous move: ask every actor at once, then judge in seat order."""
+        lines = {seat: state.request(seat) for seat in actors}
+        replies: dict[int, bytes | BotFault | None] = {}
+
+        async def ask(seat: int) -> None:
+            bot = seated[seat].bot
+            if bot is None or bot.death is not None:
+                replies[seat] = None
+                return
+            try:
+                replies[seat] = await bot.request(lines[seat])
+            except BotFault as fault:
+                replies[seat] = fault
+
+        async with trio.open_nursery() as nursery:
+            for seat in actors:
+                nursery.start_soon(ask, seat)
+        for seat in actors:
+            player, reply = seated[seat], replies[seat]
+            if reply is None:
+                self._penalize(state, seat, player, self._down_fault(player, game, decision), outcome)
+            elif isinstance(reply, BotFault):
+                self._fault(
+                    state,
+                    seat,
+                    player,
+                    reply.verdict,
+                    reply.detail,
+                    lines[seat],
+                    reply.reply,
+                    game,
+                    decision,
+                    outcome,
+                )
+            else:
+                self._judge(state, seat, player, lines[seat], reply, game, decision, outcome)
+
+    async def _tell(
+        self,
+        state: GameState,
+        seated: list[Player],
+        seat: int,
+        line: bytes,
+        expects_reply: bool,
+        game: int,
+        decision: int,
+        outcome: GameOutcome,
+    ) -> None:
+        player = seated[seat]
+        bot = player.bot
+        if bot is None or bot.death is not None:
+            return
+        try:
+            await bot.tell(line, expects_reply)
+        except BotFault as fault:
+            # The bot is gone; its next decision takes the penalty.
+            self._record(player, Forfeit(fault.verdict, game, decision, fault.detail), outcome, count=False)
+        if outcome.moves is not None:
+            outcome.moves.append([seat, line[:-1].decode("ascii", "replace")])
+
+    # ------------------------------------------------------------------ penalties
+
+    def _fault(
+        self,
+        state: GameState,
+        seat: int,
+        player: Player,
+        verdict: Verdict,
+        detail: str,
+        line: bytes,
+        reply: bytes | None,
+        game: int,
+        decision: int,
+        outcome: GameOutcome,
+    ) -> None:
+        forfeit = Forfeit(
+            verdict=verdict,
+            game=game,
+            decision=decision,
+            detail=detail,
+            reply=shorten(reply),
+            position=shorten(line.rstrip(b"\n")),
+        )
+        bot = player.bot
+        if bot is not None and bot.death is not None:
+            player.down = Forfeit(bot.death, game, decision, bot.death_detail)
+        if outcome.moves is not None:
+            outcome.moves.append([seat, forfeit.position, forfeit.reply, verdict.value, detail])
+        self._record(player, forfeit, outcome)
+        state.penalize(seat, verdict)
+
+    def _penalize(
+        self, state: GameState, seat: int, player: Player, forfeit: Forfeit, outcome: GameOutcome
+    ) -> None:
+        """A seat whose bot is down: the game's penalty in place of its decision."""
+        self._record(player, forfeit, outcome)
+        state.penalize(seat, forfeit.verdict)
+
+    def _down_fault(self, player: Player, game: int, decision: int = -1) -> Forfeit:
+        bot = player.bot
+        if player.down is None and bot is not None and bot.death is not None:
+            player.down = Forfeit(bot.death, game, decision, bot.death_detail)
+        cause = player.down or Forfeit(Verdict.CRASH, game, decision, "not running")
+        return Forfeit(cause.verdict, game, decision, f"not running since game {cause.game}: {cause.detail}")
+
+    def _record(self, player: Player, forfeit: Forfeit, outcome: GameOutcome, count: bool = True) -> None:
+        if count:
+            stats = player.stats
+            key = forfeit.verdict.value
+            stats.forfeits[key] = stats.forfeits.get(key, 0) + 1
+            if len(stats.forfeit_details) < FORFEIT_DETAILS_KEPT:
+                stats.forfeit_details.append(forfeit)
+        outcome.forfeits.append((player.spec.name, forfeit))
+
+    # ------------------------------------------------------------------ results
+
+    def _tally(self, outcome: GameOutcome) -> None:
+        self.games_played += 1
+        ranks = outcome.ranks
+        best = min(ranks)
+        shared = ranks.count(best) > 1
+        by_name = {p.spec.name: p for p in self.players}
+        for name, score, rank in zip(outcome.seats, outcome.scores, ranks, strict=True):
+            stats = by_name[name].stats
+            stats.games += 1
+            stats.score_total += score
+            stats.rank_total += rank
+            if rank != best:
+                stats.losses += 1
+            elif shared:
+                stats.draws += 1
+            else:
+                stats.wins += 1
+
+    def result(self) -> MatchResult:
+        # Live processes' figures are folded in at retirement; show them even mid-match.
+        return MatchResult(
+            game=self.game.name,
+            seed=self.config.seed,
+            games_requested=self.config.games,
+            games_played=self.games_played,
+            completed=self.completed,
+            referee_version=__version__,
+            sandbox="rlimits",
+            players=[p.stats.report() for p in self.players],
+            options=dict(self.config.options),
+        )
+
+    @contextlib.contextmanager
+    def _open_log(self) -> Iterator[None]:
+        if self.config.log_path is None:
+            yield
+            return
+        with open(self.config.log_path, "wb") as fh:
+            self._log = fh
+            try:
+                yield
+            finally:
+                self._log = None
+
+    def _write_log(self, outcome: GameOutcome) -> None:
+        if self._log is None:
+            return
+        record = {
+            "game": outcome.index,
+            "seed": outcome.seed,
+            "seats": outcome.seats,
+            "scores": outcome.scores,
+            "ranks": outcome.ranks,
+            "forfeits": [{"player": name, **msgspec.to_builtins(f)} for name, f in outcome.forfeits],
+            "moves": outcome.moves,
+            "summary": outcome.summary,
+        }
+        self._log.write(self._encoder.encode(record) + b"\n")
+        self._log.flush()  # a crash or Ctrl-C keeps every finished game

@@ -1,0 +1,557 @@
+"""One bot as an operating-system process: spawn, line I/O with deadlines, kill.
+
+A :class:`BotProcess` is the referee's only way to talk to a bot.  Its contract:
+
+* ``await bot.request(line)`` writes one line and returns the bot's one-line reply, or
+  raises :class:`~referee.verdict.BotFault` naming what went wrong.  Every wait in it
+  is bounded: the first reply by the startup allowance, later ones by the per-decision
+  limit, a bot that does not read its input by the same deadline.
+* ``await bot.tell(line)`` sends an information line; if the game says the bot answers
+  those, the answer is read and discarded before the next reply.
+* ``bot.kill(verdict, detail)`` ends it at once (the monitor uses it for CPU and memory);
+  ``await bot.close()`` ends it for good: EOF on stdin, a short grace, then SIGKILL to
+  the process group and a sweep of anything that escaped it, all bounded in time.
+
+The I/O path is the hot path of the whole referee: nonblocking ``os.read``/``os.write``
+on the raw pipe descriptors, falling back to ``trio.lowlevel.wait_readable`` only when
+the bot has not answered yet.  That costs ~4 µs per round trip where trio's stream
+objects cost ~17 µs (docs/architecture.md has the figures).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+import psutil
+import trio
+
+from referee import sandbox
+from referee.botspec import BotSpec
+from referee.limits import Limits
+from referee.verdict import BotFault, Verdict, shorten
+
+_READ_SIZE = 1 << 16
+_now_ns = time.perf_counter_ns
+_read = os.read
+_write = os.write
+#: Yield to the trio scheduler every this many requests.  A prompt bot answers before
+#: we ever block, and without a checkpoint the monitor and progress tasks would starve.
+_CHECKPOINT_EVERY = 64
+_EXIT_POLL_S = 0.01
+#: While waiting for a reply, how often to check that the bot's leader process still runs.
+_LEADER_CHECK_S = 0.1
+
+
+def describe_status(status: int) -> str:
+    if os.WIFSIGNALED(status):
+        sig = os.WTERMSIG(status)
+        try:
+            name = signal.Signals(sig).name
+        except ValueError:
+            name = f"signal {sig}"
+        return f"killed by {name}"
+    if os.WIFEXITED(status):
+        return f"exited with code {os.WEXITSTATUS(status)}"
+    return f"wait status {status}"
+
+
+class StderrCapture:
+    """Keeps the first and the last ``cap/2`` bytes of a stream, counting what was cut."""
+
+    def __init__(self, cap: int) -> None:
+        self.half = max(cap // 2, 1)
+        self.head = bytearray()
+        self.tail = bytearray()
+        self.total = 0
+
+    def feed(self, data: bytes) -> None:
+        self.total += len(data)
+        room = self.half - len(self.head)
+        if room > 0:
+            self.head += data[:room]
+            data = data[room:]
+        if data:
+            self.tail += data
+            if len(self.tail) > 2 * self.half:
+                del self.tail[: len(self.tail) - self.half]
+
+    def render(self) -> bytes:
+        tail = bytes(self.tail[-self.half :])
+        cut = self.total - len(self.head) - len(tail)
+        if cut <= 0:
+            return bytes(self.head) + tail
+        note = f"\n[referee: {cut} bytes of stderr cut here; kept the first {len(self.head)} and the last {len(tail)}]\n"
+        return bytes(self.head) + note.encode() + tail
+
+
+class BotProcess:
+    """A running bot.  Create, ``await start(nursery)``, talk, ``await close()``."""
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        limits: Limits,
+        *,
+        stderr_path: Path | None = None,
+        cpu_budget_s: float | None = None,
+        keep_workdir: bool = False,
+    ) -> None:
+        self.spec = spec
+        self.limits = limits
+        self.stderr_path = stderr_path
+        self.cpu_budget_s = limits.cpu_s if cpu_budget_s is None else cpu_budget_s
+        self.keep_workdir = keep_workdir
+        # Accounting, read by the match for results.
+        self.decisions = 0
+        self.latency_ns = 0
+        self.latency_max_ns = 0
+        self.cpu_s = 0.0
+        self.peak_rss = 0
+        # Why the process is gone, once it is.
+        self.death: Verdict | None = None
+        self.death_detail = ""
+        self.exit_status: int | None = None
+        self.pid = -1
+        self._wfd = self._rfd = self._efd = -1
+        self._popen: subprocess.Popen[bytes] | None = None
+        self._ps: psutil.Process | None = None
+        self._seen: dict[int, psutil.Process] = {}
+        self._token = ""
+        self._workdir: str | None = None
+        self._buf = b""
+        self._owed = 0  # replies to read and discard: information lines, timed-out requests
+        self._late = False  # a request timed out and its reply has not come yet
+        self._discarding = False  # skipping the rest of an over-long line
+        # True while none of the three above needs attention: the request fast path.
+        self._clean = True
+        self._started_at = 0.0
+        self._max_line = limits.max_line_bytes
+        self._stderr = StderrCapture(limits.stderr_bytes)
+        self._stderr_scope = trio.CancelScope()
+        self._closed = False
+
+    # ------------------------------------------------------------------ life
+
+    @property
+    def alive(self) -> bool:
+        return self.death is None and self._popen is not None
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Spawn the bot.  Raises ``BotFault(STARTUP)`` if it cannot be started."""
+        spec, limits = self.spec, self.limits
+        self._workdir = tempfile.mkdtemp(prefix=f"referee-{spec.name}-")
+        os.chmod(self._workdir, 0o700)
+        env, self._token = sandbox.bot_environment(self._workdir, spec.home)
+        # Our own pipes, so that no Python file object owns (and later closes) a descriptor.
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        try:
+            self._popen = subprocess.Popen(
+                spec.argv,
+                stdin=in_r,
+                stdout=out_w,
+                stderr=err_w,
+                cwd=self._workdir,
+                env=env,
+                start_new_session=True,
+                preexec_fn=sandbox.preexec(limits),
+                close_fds=True,
+            )
+        except OSError as exc:
+            for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
+                os.close(fd)
+            self.death = Verdict.STARTUP
+            self.death_detail = f"cannot start {spec.argv[0]!r}: {exc.strerror or exc}"
+            self._remove_workdir()
+            raise BotFault(Verdict.STARTUP, self.death_detail) from None
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+        self.pid = self._popen.pid
+        self._wfd, self._rfd, self._efd = in_w, out_r, err_r
+        for fd in (self._wfd, self._rfd, self._efd):
+            os.set_blocking(fd, False)
+        try:
+            self._ps = psutil.Process(self.pid)
+            self._seen[self.pid] = self._ps
+        except psutil.Error:
+            self._ps = None
+        self._started_at = trio.current_time()
+        nursery.start_soon(self._drain_stderr)
+
+    def kill(self, verdict: Verdict, detail: str) -> None:
+        """End the bot now with ``verdict`` (first cause wins).  Synchronous and quick."""
+        if self.death is None:
+            self.death = verdict
+            self.death_detail = detail
+        self._kill_tree()
+
+    async def close(self) -> None:
+        """Stop the bot and everything it started, and reap it; bounded in time."""
+        if self._closed or self._popen is None:
+            self._closed = True
+            return
+        self._closed = True
+        self._close_fd("_wfd")  # EOF on its stdin: a well-behaved bot exits now
+        if self.death is None:
+            await self._wait_exit(min(0.5, self.limits.exit_s))
+        self._kill_tree()
+        await self._wait_exit(self.limits.exit_s)
+        self._reap_escapees()
+        self._stderr_scope.cancel()
+        self._close_fd("_rfd")
+        self._close_fd("_efd")
+        self._account_exit()
+        self._write_stderr()
+        self._remove_workdir()
+
+    # ------------------------------------------------------------------ I/O
+
+    async def request(self, line: bytes) -> bytes:
+        """Send ``line`` and return the reply without its newline."""
+        if self.death is not None:
+            raise BotFault(self.death, self.death_detail)
+        start = _now_ns()
+        try:
+            written = _write(self._wfd, line)
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            raise await self._gone("its input pipe is closed") from None
+        if written != len(line):
+            await self._write_rest(line[written:], self._deadline(start))
+        reply = None
+        if self._clean:
+            # Fast path: a prompt bot's whole reply is already in the pipe.
+            try:
+                chunk = _read(self._rfd, _READ_SIZE)
+            except BlockingIOError:
+                chunk = None
+            except OSError:
+                chunk = b""
+            if chunk:
+                if chunk.find(b"\n") + 1 == len(chunk) <= self._max_line:
+                    reply = chunk[:-1]
+                else:
+                    self._buf = chunk
+                    self._clean = False
+            elif chunk is not None:
+                raise await self._gone("closed its output")
+        if reply is None:
+            reply = await self._read_line(self._deadline(start))
+        elapsed = _now_ns() - start
+        self.decisions += 1
+        self.latency_ns += elapsed
+        if elapsed > self.latency_max_ns:
+            self.latency_max_ns = elapsed
+        if not self.decisions % _CHECKPOINT_EVERY:
+            await trio.lowlevel.checkpoint()
+        return reply
+
+    def _deadline(self, start_ns: int) -> float:
+        """The trio-clock deadline of a request that started at ``start_ns``."""
+        allowed = self.limits.decision_s
+        if not self.decisions:
+            since_spawn = trio.current_time() - self._started_at
+            allowed = max(allowed, self.limits.startup_s - since_spawn)
+        return trio.current_time() + allowed - (_now_ns() - start_ns) / 1e9
+
+    async def tell(self, line: bytes, expects_reply: bool = False) -> None:
+        """Send an information line; its answer, if the game demands one, is discarded later."""
+        if self.death is not None:
+            return
+        deadline = trio.current_time() + self.limits.decision_s
+        try:
+            written = os.write(self._wfd, line)
+        except BlockingIOError:
+            written = 0
+        except (BrokenPipeError, OSError):
+            raise await self._gone("its input pipe is closed") from None
+        if written != len(line):
+            await self._write_rest(line[written:], deadline)
+        if expects_reply:
+            self._owed += 1
+            self._clean = False
+
+    async def _write_rest(self, data: bytes, deadline: float) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                n = os.write(self._wfd, view)
+                view = view[n:]
+                continue
+            except BlockingIOError:
+                pass
+            except (BrokenPipeError, OSError):
+                raise await self._gone("its input pipe is closed") from None
+            with trio.move_on_at(deadline) as scope:
+                await trio.lowlevel.wait_writable(self._wfd)
+            if scope.cancelled_caught:
+                raise self._timed_out("did not read its input") from None
+
+    async def _read_line(self, deadline: float) -> bytes:
+        try:
+            return await self._read_line_slowly(deadline)
+        finally:
+            self._clean = not self._buf and not self._owed and not self._discarding
+
+    async def _read_line_slowly(self, deadline: float) -> bytes:
+        buf = self._buf
+        while True:
+            if self._discarding or self._owed:
+                buf = self._skip_lines(buf)
+            if not self._discarding and not self._owed:
+                nl = buf.find(b"\n")
+                if nl >= 0:
+                    line = buf[:nl]
+                    rest = buf[nl + 1 :]
+                    self._buf = b""
+                    self._late = False
+                    if rest:
+                        raise BotFault(Verdict.PROTOCOL, "printed more than one line", rest)
+                    if len(line) > self.limits.max_line_bytes:
+                        raise BotFault(
+                            Verdict.PROTOCOL, f"reply longer than {self.limits.max_line_bytes} bytes"
+                        )
+                    return line
+                if len(buf) > self.limits.max_line_bytes:
+                    self._buf = b""
+                    self._discarding = True
+                    raise BotFault(
+                        Verdict.PROTOCOL,
+                        f"reply longer than {self.limits.max_line_bytes} bytes without a newline",
+                        buf[:200],
+                    )
+            try:
+                chunk = os.read(self._rfd, _READ_SIZE)
+            except BlockingIOError:
+                self._buf = buf
+                # Wait in slices: a leader that exits while an orphan holds its stdout
+                # open never gives us EOF, so look at the leader between slices.
+                slice_end = trio.current_time() + _LEADER_CHECK_S
+                with trio.move_on_at(min(deadline, slice_end)) as scope:
+                    await trio.lowlevel.wait_readable(self._rfd)
+                if scope.cancelled_caught:
+                    if trio.current_time() >= deadline:
+                        raise self._timed_out("no reply in time") from None
+                    await self._wait_exit(0)
+                    if self.exit_status is not None:
+                        raise await self._gone("exited") from None
+                buf = self._buf
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._buf = b""
+                raise await self._gone("closed its output")
+            buf = buf + chunk if buf else chunk
+
+    def _skip_lines(self, buf: bytes) -> bytes:
+        """Drop the rest of an over-long line and the answers owed to information lines."""
+        while self._discarding or self._owed:
+            nl = buf.find(b"\n")
+            if nl < 0:
+                # Keep memory bounded while skipping a flood.
+                return buf[-1:] if self._discarding else buf[-self.limits.max_line_bytes :]
+            buf = buf[nl + 1 :]
+            if self._discarding:
+                self._discarding = False
+            else:
+                self._owed -= 1
+                self._late = False
+        return buf
+
+    def _timed_out(self, what: str) -> BotFault:
+        if not self.decisions:
+            detail = f"{what}: no first answer within the startup allowance of {self.limits.startup_s:g} s"
+            self.kill(Verdict.STARTUP, detail)
+            return BotFault(Verdict.STARTUP, detail)
+        detail = f"{what} (limit {self.limits.decision_s:g} s)"
+        if self._late:
+            # It still owes the reply to the previous timed-out request: it is hung.
+            self.kill(
+                Verdict.TIMEOUT, f"{detail}; still no answer to the previous request, so it was stopped"
+            )
+        else:
+            # A slow bot may still answer; that late reply is read and dropped.
+            self._late = True
+            self._owed += 1
+            self._clean = False
+        return BotFault(Verdict.TIMEOUT, detail)
+
+    async def _gone(self, what: str) -> BotFault:
+        """The bot's pipes broke: find out why (briefly), mark it dead, return the fault."""
+        if self.death is None:
+            await self._wait_exit(0.5)
+            if self.exit_status is None:
+                self.kill(Verdict.CRASH, f"{what} but kept running")
+            else:
+                verdict = Verdict.CRASH
+                detail = describe_status(self.exit_status)
+                if os.WIFSIGNALED(self.exit_status) and os.WTERMSIG(self.exit_status) == signal.SIGXCPU:
+                    verdict = Verdict.CPU
+                    detail += " (the kernel CPU-time limit)"
+                if not self.decisions:
+                    detail += " before its first answer"
+                self.kill(verdict, detail)
+        return BotFault(self.death or Verdict.CRASH, self.death_detail)
+
+    # ------------------------------------------------------------------ accounting
+
+    def sample(self) -> None:
+        """Update CPU and memory from the whole process tree (called by the monitor)."""
+        if self._ps is None or self.death is not None:
+            return
+        procs = self._tree()
+        cpu = 0.0
+        rss = 0
+        for proc in procs:
+            try:
+                with proc.oneshot():
+                    t = proc.cpu_times()
+                    mem = proc.memory_info().rss
+            except psutil.Error:
+                continue
+            cpu += t.user + t.system + t.children_user + t.children_system
+            rss += mem
+        if cpu > self.cpu_s:
+            self.cpu_s = cpu
+        if rss > self.peak_rss:
+            self.peak_rss = rss
+        limits = self.limits
+        if self.cpu_budget_s is not None and self.cpu_s > self.cpu_budget_s:
+            self.kill(
+                Verdict.CPU, f"used {self.cpu_s:.1f} s of CPU, over its budget of {self.cpu_budget_s:g} s"
+            )
+        elif limits.memory_bytes is not None and rss > limits.memory_bytes:
+            self.kill(
+                Verdict.MEMORY,
+                f"resident memory {rss >> 20} MiB, over the cap of {limits.memory_bytes >> 20} MiB",
+            )
+
+    def _tree(self) -> list[psutil.Process]:
+        """The bot's live processes: its descendants now and any seen before that still run."""
+        if self._ps is not None:
+            try:
+                for child in self._ps.children(recursive=True):
+                    self._seen.setdefault(child.pid, child)
+            except psutil.Error:
+                pass
+        alive = []
+        for pid, proc in list(self._seen.items()):
+            if proc.is_running():
+                alive.append(proc)
+            else:
+                del self._seen[pid]
+        return alive
+
+    def _kill_tree(self) -> None:
+        if self._popen is None:
+            return
+        procs = self._tree()  # before the leader dies and its children re-parent
+        with contextlib.suppress(OSError):
+            os.killpg(self.pid, signal.SIGKILL)
+        for proc in procs:
+            with contextlib.suppress(psutil.Error):
+                proc.kill()  # psutil checks the pid was not reused
+        self._reap_escapees()
+
+    def _reap_escapees(self) -> None:
+        """Kill and reap descendants that left the group (setsid, double fork).
+
+        They carry the bot's token in their environment; as the subreaper (see
+        ``sandbox.become_subreaper``) the referee inherits them when orphaned.
+        """
+        token = f"{sandbox.TOKEN_VAR}={self._token}".encode()
+        found = []
+        try:
+            candidates = psutil.Process().children(recursive=True)
+        except psutil.Error:
+            candidates = []
+        for proc in candidates:
+            if proc.pid == self.pid:
+                continue
+            try:
+                with open(f"/proc/{proc.pid}/environ", "rb") as fh:
+                    if token in fh.read():
+                        proc.kill()
+                        found.append(proc)
+            except (OSError, psutil.Error):
+                continue
+        if found:
+            psutil.wait_procs(found, timeout=self.limits.exit_s)
+
+    async def _wait_exit(self, timeout: float) -> None:
+        """Reap the leader if it exits within ``timeout``; records status and CPU."""
+        if self.exit_status is not None or self._popen is None:
+            return
+        with trio.move_on_after(timeout):
+            while True:
+                try:
+                    pid, status, usage = os.wait4(self.pid, os.WNOHANG)
+                except ChildProcessError:
+                    return
+                if pid:
+                    self.exit_status = status
+                    self._popen.returncode = (
+                        -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
+                    )
+                    self.cpu_s = max(self.cpu_s, usage.ru_utime + usage.ru_stime)
+                    return
+                await trio.sleep(_EXIT_POLL_S)
+
+    def _account_exit(self) -> None:
+        if self.exit_status is None and self.death is None:
+            self.death = Verdict.CRASH
+            self.death_detail = "did not exit after SIGKILL"
+
+    # ------------------------------------------------------------------ stderr and files
+
+    async def _drain_stderr(self) -> None:
+        with self._stderr_scope:
+            while True:
+                try:
+                    data = os.read(self._efd, _READ_SIZE)
+                except BlockingIOError:
+                    await trio.lowlevel.wait_readable(self._efd)
+                    continue
+                except OSError:
+                    return
+                if not data:
+                    return
+                self._stderr.feed(data)
+
+    def stderr_text(self) -> str:
+        return self._stderr.render().decode("utf-8", "replace")
+
+    def _write_stderr(self) -> None:
+        if self.stderr_path is None or self._stderr.total == 0:
+            return
+        self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(self.stderr_path, "ab") as fh:
+            fh.write(self._stderr.render())
+
+    def _close_fd(self, attr: str) -> None:
+        fd = getattr(self, attr, None)
+        if fd is None or fd < 0:
+            return
+        setattr(self, attr, -1)
+        trio.lowlevel.notify_closing(fd)
+        os.close(fd)
+
+    def _remove_workdir(self) -> None:
+        if self._workdir and not self.keep_workdir:
+            shutil.rmtree(self._workdir, ignore_errors=True)
+
+    def __repr__(self) -> str:
+        return f"<BotProcess {self.spec.name} pid={self.pid} death={self.death}>"
+
+
+__all__ = ["BotProcess", "StderrCapture", "describe_status", "shorten"]

@@ -1,0 +1,79 @@
+"""Verdicts: the one vocabulary for how a bot's decision (or its whole life) ended.
+
+Every layer speaks it.  The process layer raises :class:`BotFault` when the bot itself
+misbehaves (it timed out, crashed, overflowed a line, ran out of CPU or memory); the
+match layer adds ``illegal`` and ``protocol`` after asking the game's rules about a
+reply; the results count forfeits by verdict; the game's penalty policy maps a verdict to
+its in-game consequence (Yahtzee forfeits the game, Liar's Dice costs a die, poker folds).
+"""
+
+from __future__ import annotations
+
+import enum
+
+import msgspec
+
+
+class Verdict(enum.StrEnum):
+    OK = "ok"
+    #: The reply parsed but the rules do not allow it here.
+    ILLEGAL = "illegal"
+    #: The reply does not parse, is over-long, or came when no reply was due.
+    PROTOCOL = "protocol"
+    #: No reply within the per-decision wall-clock limit.
+    TIMEOUT = "timeout"
+    #: The bot's process tree used up its CPU-time budget for the match.
+    CPU = "cpu"
+    #: The bot's process tree went over its resident-memory cap.
+    MEMORY = "memory"
+    #: The bot exited, was killed by a signal, or closed its pipes.
+    CRASH = "crash"
+    #: The bot could not be started, or gave no first answer within the startup allowance.
+    STARTUP = "startup"
+
+    @property
+    def kills(self) -> bool:
+        """Whether the bot's process cannot go on after this verdict."""
+        return self in _FATAL
+
+
+_FATAL = frozenset({Verdict.CPU, Verdict.MEMORY, Verdict.CRASH, Verdict.STARTUP})
+
+
+class BotFault(Exception):
+    """Raised by a bot endpoint when the bot, not the referee, is at fault."""
+
+    def __init__(self, verdict: Verdict, detail: str, reply: bytes | None = None) -> None:
+        super().__init__(f"{verdict}: {detail}")
+        self.verdict = verdict
+        self.detail = detail
+        self.reply = reply
+
+
+class ProtocolError(ValueError):
+    """Raised by a protocol decoder for a reply that does not parse; the message is the reason."""
+
+
+class Forfeit(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One penalised decision, as recorded in results and logs.
+
+    ``game`` and ``decision`` are 0-based indices within the match and the game; a game
+    lost without being played (its bot was already dead) has ``decision == -1``.
+    """
+
+    verdict: Verdict
+    game: int
+    decision: int
+    detail: str
+    reply: str | None = None
+    position: str | None = None
+
+
+def shorten(data: bytes | str | None, limit: int = 200) -> str | None:
+    """A printable, bounded rendering of bot output for messages and logs."""
+    if data is None:
+        return None
+    text = data.decode("utf-8", "backslashreplace") if isinstance(data, bytes) else data
+    if len(text) > limit:
+        return f"{text[:limit]}… ({len(text)} chars)"
+    return text

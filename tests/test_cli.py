@@ -1,0 +1,59 @@
+"""The ``referee`` command end to end, as a user runs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+
+def referee(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *args],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def test_match_writes_summary_log_and_table(built_samples, tmp_path):
+    summary, log = tmp_path / "summary.json", tmp_path / "games.jsonl"
+    done = referee(
+        "match",
+        str(built_samples / "yahtzee/bin/competent"),
+        f"python3 {built_samples}/yahtzee/greedy_player.py",
+        "--games", "30", "--seed", "5", "--json", str(summary), "--log", str(log), "--no-pin",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "competent" in done.stdout and "greedy_player" in done.stdout
+    data = json.loads(summary.read_text())
+    assert data["seed"] == 5 and data["games_played"] == 30 and data["completed"] is True
+    assert data["referee_version"]
+    fields = {"name", "wins", "losses", "draws", "mean_score", "forfeits", "cpu_seconds", "peak_rss_bytes",
+              "decisions", "mean_decision_us", "max_decision_us"}  # fmt: skip
+    for player in data["players"]:
+        assert fields <= set(player)
+    assert sum(p["wins"] + p["draws"] for p in data["players"]) >= 30 - data["players"][0]["draws"]
+    assert len(log.read_text().splitlines()) == 30
+
+
+def test_usage_errors_exit_2_with_one_line(tmp_path):
+    done = referee("match", str(tmp_path / "missing-bot"), "also-missing-xyz", "--games", "3")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "missing-bot" in done.stderr
+    done = referee("match", "true", "true", "--games", "0")
+    assert done.returncode == 2 and "--games" in done.stderr
+
+
+def test_bot_that_cannot_start_exits_3(tmp_path):
+    broken = tmp_path / "broken"
+    broken.write_text("#!/nonexistent/interpreter\n")
+    broken.chmod(0o755)
+    done = referee("match", str(broken), str(broken), "--games", "3", "--no-pin")
+    assert done.returncode == 3 and "cannot start" in done.stderr and done.stderr.count("\n") == 1
+
+
+def test_games_lists_yahtzee():
+    done = referee("games")
+    assert done.returncode == 0 and "yahtzee" in done.stdout

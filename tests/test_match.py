@@ -1,0 +1,158 @@
+"""Matches end to end with real bot processes, on Yahtzee (seed 004).
+
+Penalties under test come from the seed: "A player attempting to play an illegal move
+will forfeit the current game, though not the match"; "If your program crashes during a
+match the remaining unplayed games in that match will be considered lost"; "Your
+programs will only be restarted between matches" (``--recover`` is our exception).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import trio
+
+from referee import games
+from referee.botspec import resolve, unique_names
+from referee.limits import LimitsOverride
+from referee.match import Match, MatchConfig, MatchError
+
+MISBEHAVE = Path(__file__).parent / "bots" / "misbehave.py"
+
+
+def play(bots: list[str], tmp_path, **config) -> tuple[dict, list[dict]]:
+    specs = unique_names(resolve(b) for b in bots)
+    log = tmp_path / "games.jsonl"
+    cfg = MatchConfig(
+        game="yahtzee", pin=False, log_path=str(log), stderr_dir=str(tmp_path / "stderr"), **config
+    )
+    result = trio.run(Match(games.get("yahtzee")(), specs, cfg).run)
+    players = {p["name"]: p for p in result.players}
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    return players, lines
+
+
+def test_competent_beats_random_and_everything_is_counted(built_samples, tmp_path):
+    competent = str(built_samples / "yahtzee/bin/competent")
+    rand = f"{sys.executable} {built_samples}/yahtzee/random_player.py"
+    players, lines = play([competent, rand], tmp_path, games=20, seed=3)
+    c, r = players["competent"], players["random_player"]
+    assert c["wins"] + c["draws"] + c["losses"] == 20 == len(lines)
+    assert c["wins"] >= 18 and c["mean_score"] > r["mean_score"] + 100
+    assert c["forfeits"] == {} and r["forfeits"] == {}
+    # 13 placements per game per player, plus its rerolls
+    assert c["decisions"] >= 13 * 20 and r["decisions"] >= 13 * 20
+    assert c["max_decision_us"] >= c["mean_decision_us"] > 0
+    assert c["peak_rss_bytes"] > 0
+    # the first player alternates game by game
+    assert [line["seats"][0] for line in lines[:4]] == ["competent", "random_player"] * 2
+    # every logged game replays: the scores in the log are the scorecards' totals
+    for line in lines:
+        assert line["scores"] == [float(t) for t in line["summary"]["totals"]]
+
+
+def test_same_seed_same_log(built_samples, tmp_path):
+    competent = str(built_samples / "yahtzee/bin/competent")
+    rand = f"{sys.executable} {built_samples}/yahtzee/random_player.py"
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    play([competent, rand], tmp_path / "a", games=5, seed=11)
+    play([competent, rand], tmp_path / "b", games=5, seed=11)
+    assert (tmp_path / "a/games.jsonl").read_bytes() == (tmp_path / "b/games.jsonl").read_bytes()
+
+
+def test_illegal_move_forfeits_only_that_game(built_samples, script_bot, tmp_path):
+    # Always "place in ones": legal once per game, then the row is full.
+    stubborn = script_bot("import sys\nfor line in sys.stdin:\n    print(0, flush=True)\n", "stubborn")
+    competent = str(built_samples / "yahtzee/bin/competent")
+    players, lines = play([stubborn, competent], tmp_path, games=4, seed=1)
+    s = players["stubborn"]
+    assert s["forfeits"] == {"illegal": 4} and s["losses"] == 4 and players["competent"]["wins"] == 4
+    detail = s["forfeit_details"][0]
+    assert detail["detail"] == "This row is already full" and detail["reply"] == "0"
+    assert detail["position"].count(" ") == 33  # the 34-integer position it answered
+    assert all(line["forfeits"][0]["verdict"] == "illegal" for line in lines)
+
+
+def test_unparseable_reply_is_a_protocol_forfeit(built_samples, script_bot, tmp_path):
+    chatty = script_bot("import sys\nfor line in sys.stdin:\n    print('hold 3', flush=True)\n", "chatty")
+    players, _ = play([chatty, str(built_samples / "yahtzee/bin/competent")], tmp_path, games=3, seed=1)
+    assert players["chatty"]["forfeits"] == {"protocol": 3}
+
+
+def test_extra_output_is_a_protocol_forfeit(built_samples, script_bot, tmp_path):
+    double = script_bot("import sys\nfor line in sys.stdin:\n    print('1\\n1', flush=True)\n", "double")
+    players, _ = play([double, str(built_samples / "yahtzee/bin/competent")], tmp_path, games=2, seed=1)
+    assert players["double"]["forfeits"] == {"protocol": 2}
+    assert "more than one line" in players["double"]["forfeit_details"][0]["detail"]
+
+
+def test_crash_loses_every_remaining_game(built_samples, tmp_path):
+    crasher = f"{sys.executable} {MISBEHAVE} segv 1"  # one legal placement, then SIGSEGV
+    players, lines = play([crasher, str(built_samples / "yahtzee/bin/competent")], tmp_path, games=5, seed=1)
+    m = players["misbehave"]
+    assert m["forfeits"] == {"crash": 5} and m["losses"] == 5 and m["restarts"] == 0
+    first, later = m["forfeit_details"][0], m["forfeit_details"][1]
+    assert "SIGSEGV" in first["detail"] and first["game"] == 0 and first["decision"] >= 0
+    assert later["game"] == 1 and "not running since game 0" in later["detail"]
+    assert len(lines) == 5
+
+
+def test_recover_restarts_a_crashed_bot(built_samples, tmp_path):
+    crasher = f"{sys.executable} {MISBEHAVE} segv 1"
+    players, _ = play(
+        [crasher, str(built_samples / "yahtzee/bin/competent")], tmp_path, games=4, seed=1, recover=True
+    )
+    m = players["misbehave"]
+    assert m["restarts"] == 3 and m["forfeits"] == {"crash": 4}
+    assert all("SIGSEGV" in f["detail"] for f in m["forfeit_details"])
+
+
+def test_timeout_forfeits_the_game(built_samples, tmp_path):
+    sleeper = f"{sys.executable} {MISBEHAVE} sleep 1"
+    players, _ = play(
+        [sleeper, str(built_samples / "yahtzee/bin/competent")],
+        tmp_path,
+        games=3,
+        seed=1,
+        limits=LimitsOverride(decision_s=0.3),
+    )
+    m = players["misbehave"]
+    # A timeout forfeits game 0; the bot still owes that reply, times out again in
+    # game 1 and is stopped as hung; game 2 is lost without it.
+    assert m["losses"] == 3 and m["forfeits"] == {"timeout": 3}
+
+
+def test_cpu_budget_loses_the_rest_of_the_match(tmp_path, built_samples):
+    burner = f"{sys.executable} {MISBEHAVE} cpu 1"
+    players, _ = play(
+        [burner, str(built_samples / "yahtzee/bin/competent")],
+        tmp_path,
+        games=3,
+        seed=1,
+        recover=True,  # even so: the budget is for the whole match
+        limits=LimitsOverride(cpu_s=0.5, decision_s=5.0),
+    )
+    m = players["misbehave"]
+    assert m["forfeits"] == {"cpu": 3} and m["restarts"] == 0
+    assert m["cpu_seconds"] >= 0.5
+
+
+def test_a_bot_that_cannot_start_stops_the_match(tmp_path):
+    broken = tmp_path / "broken"
+    broken.write_text("#!/nonexistent/interpreter\n")
+    broken.chmod(0o755)
+    specs = [resolve(str(broken)), resolve(str(broken))]
+    with pytest.raises(MatchError, match="cannot start"):
+        trio.run(
+            Match(games.get("yahtzee")(), unique_names(specs), MatchConfig(game="yahtzee", pin=False)).run
+        )
+
+
+def test_wrong_number_of_bots(tmp_path, built_samples):
+    competent = resolve(str(built_samples / "yahtzee/bin/competent"))
+    with pytest.raises(MatchError, match="2–2 bots"):
+        Match(games.get("yahtzee")(), [competent] * 3, MatchConfig(game="yahtzee"))

@@ -1,0 +1,251 @@
+"""The process layer against misbehaving bots.
+
+Each case must end with the right verdict within a bounded wall time and leave no
+process behind (checked by the bot's sweep token, which every descendant inherits).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+import trio
+
+from referee import sandbox
+from referee.botspec import BotSpec
+from referee.limits import Limits, MiB
+from referee.monitor import Monitor
+from referee.process import BotProcess, StderrCapture
+from referee.verdict import BotFault, Verdict
+
+BOT = Path(__file__).parent / "bots" / "misbehave.py"
+LIMITS = Limits(startup_s=5.0, decision_s=0.5, cpu_s=1.0, memory_bytes=150 * MiB, exit_s=2.0)
+REQUEST = b"1 2 3 4 5\n"
+
+
+def spec(mode: str, good: int = 0) -> BotSpec:
+    return BotSpec(name=mode, argv=[sys.executable, str(BOT), mode, str(good)], home=str(BOT.parent))
+
+
+def processes_with_token(token: str) -> list[int]:
+    marker = f"{sandbox.TOKEN_VAR}={token}".encode()
+    found = []
+    for proc in psutil.process_iter():
+        try:
+            with open(f"/proc/{proc.pid}/environ", "rb") as fh:
+                if marker in fh.read():
+                    found.append(proc.pid)
+        except OSError:
+            continue
+    return found
+
+
+async def play(mode: str, good: int = 0, limits: Limits = LIMITS, line: bytes = REQUEST, asks: int = 4):
+    """Start the bot, make ``good + asks`` requests, return (first fault, bot, seconds to it)."""
+    sandbox.become_subreaper()
+    fault = None
+    async with trio.open_nursery() as nursery:
+        monitor = Monitor(interval=0.05)
+        nursery.start_soon(monitor.run)
+        bot = BotProcess(spec(mode, good), limits)
+        await bot.start(nursery)
+        monitor.watch(bot)
+        started = time.monotonic()
+        try:
+            for i in range(good + asks):
+                reply = await bot.request(line)
+                assert i < good, f"unexpected reply {reply!r} from {mode}"
+                assert reply == b"0"
+        except BotFault as exc:
+            fault = exc
+        elapsed = time.monotonic() - started
+        token = bot._token
+        monitor.forget(bot)
+        with trio.fail_after(10):
+            await bot.close()
+        nursery.cancel_scope.cancel()
+    assert not psutil.pid_exists(bot.pid) or psutil.Process(bot.pid).status() == psutil.STATUS_ZOMBIE
+    assert processes_with_token(token) == [], f"{mode} left processes behind"
+    return fault, bot, elapsed
+
+
+@pytest.mark.parametrize(
+    ("mode", "good", "verdict", "within"),
+    [
+        ("sleep", 0, Verdict.STARTUP, 6.0),  # no first answer within the startup allowance
+        ("sleep", 2, Verdict.TIMEOUT, 1.5),
+        ("stop", 2, Verdict.TIMEOUT, 1.5),  # SIGSTOP: uses no CPU, only a wall limit catches it
+        ("exit-at-once", 0, Verdict.CRASH, 2.0),
+        ("exit1", 1, Verdict.CRASH, 2.0),
+        ("segv", 3, Verdict.CRASH, 2.0),
+        ("two-lines", 1, Verdict.PROTOCOL, 2.0),
+        ("long-line", 1, Verdict.PROTOCOL, 3.0),
+        ("memory", 1, Verdict.MEMORY, 4.0),
+        ("memory-child", 1, Verdict.MEMORY, 4.0),
+        ("fork-holds-stdout", 1, Verdict.CRASH, 2.0),
+        ("daemon", 1, Verdict.TIMEOUT, 2.0),
+    ],
+)
+async def test_misbehaving_bot_gets_its_verdict(mode, good, verdict, within):
+    fault, _bot, elapsed = await play(mode, good)
+    assert fault is not None, f"{mode}: no fault"
+    assert fault.verdict is verdict, f"{mode}: {fault.verdict} ({fault.detail})"
+    assert elapsed < within, f"{mode}: took {elapsed:.2f} s"
+
+
+async def test_cpu_budget_is_enforced_over_the_tree():
+    limits = Limits(startup_s=5.0, decision_s=10.0, cpu_s=1.0, exit_s=2.0)
+    fault, bot, elapsed = await play("cpu", 1, limits=limits)
+    assert fault.verdict is Verdict.CPU and "budget of 1 s" in fault.detail
+    assert bot.cpu_s >= 1.0 and elapsed < 3.0
+
+
+async def test_garbage_reply_is_returned_for_the_game_to_judge():
+    sandbox.become_subreaper()
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(spec("garbage", 1), LIMITS)
+        await bot.start(nursery)
+        assert await bot.request(REQUEST) == b"0"
+        assert await bot.request(REQUEST) == b"\xff\xfe not a number"
+        await bot.close()
+        nursery.cancel_scope.cancel()
+
+
+async def test_crash_detail_names_the_signal():
+    fault, _, _ = await play("segv", 2)
+    assert "SIGSEGV" in fault.detail
+
+
+async def test_exit_code_is_reported():
+    fault, _, _ = await play("exit1", 1)
+    assert "exited with code 1" in fault.detail
+
+
+async def test_a_bot_that_does_not_read_times_out_on_write():
+    # 1 MiB cannot fit in a pipe (64 KiB): the write must be bounded by the deadline.
+    fault, _, elapsed = await play("noread", 0, line=b"9" * (1 << 20) + b"\n", asks=1)
+    assert fault.verdict is Verdict.STARTUP and "did not read its input" in fault.detail
+    assert elapsed < 6.0
+
+
+async def test_long_line_keeps_memory_bounded():
+    fault, bot, _ = await play("long-line", 1)
+    assert fault.verdict is Verdict.PROTOCOL
+    assert len(bot._buf) <= LIMITS.max_line_bytes
+
+
+async def test_slow_bot_recovers_after_a_timeout():
+    """A late reply is read and dropped; the next answer is matched to the next request."""
+    limits = Limits(startup_s=5.0, decision_s=0.4, exit_s=2.0)
+    sandbox.become_subreaper()
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(spec("slow", 1), limits)
+        await bot.start(nursery)
+        assert await bot.request(REQUEST) == b"0"
+        with pytest.raises(BotFault) as first:
+            await bot.request(REQUEST)  # answered after 0.6 s > 0.4 s
+        assert first.value.verdict is Verdict.TIMEOUT
+        assert bot.alive
+        await trio.sleep(1.0)  # the late reply arrives meanwhile
+        with pytest.raises(BotFault):
+            await bot.request(REQUEST)  # its own reply is 0.6 s away again: a timeout, not a desync
+        await bot.close()
+        nursery.cancel_scope.cancel()
+
+
+async def test_hung_bot_is_stopped_after_two_timeouts():
+    sandbox.become_subreaper()
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(spec("sleep", 1), LIMITS)
+        await bot.start(nursery)
+        assert await bot.request(REQUEST) == b"0"
+        for _ in range(2):
+            with pytest.raises(BotFault) as info:
+                await bot.request(REQUEST)
+            assert info.value.verdict is Verdict.TIMEOUT
+        assert bot.death is Verdict.TIMEOUT and "previous request" in bot.death_detail
+        with pytest.raises(BotFault):
+            await bot.request(REQUEST)  # dead: fails at once
+        await bot.close()
+        nursery.cancel_scope.cancel()
+
+
+async def test_ignoring_sigterm_does_not_delay_close():
+    sandbox.become_subreaper()
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(spec("ignore-term", 0), LIMITS)
+        await bot.start(nursery)
+        assert await bot.request(REQUEST) == b"0"
+        started = time.monotonic()
+        await bot.close()
+        assert time.monotonic() - started < 3.0
+        nursery.cancel_scope.cancel()
+
+
+async def test_cannot_start_is_a_startup_verdict(tmp_path):
+    missing = BotSpec(name="missing", argv=[str(tmp_path / "nope")], home=str(tmp_path))
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(missing, LIMITS)
+        with pytest.raises(BotFault) as info:
+            await bot.start(nursery)
+        assert info.value.verdict is Verdict.STARTUP
+
+
+async def test_stderr_is_captured_to_a_file(tmp_path):
+    script = tmp_path / "noisy.py"
+    script.write_text(
+        "import sys\nsys.stderr.write('x' * 300000)\nsys.stderr.flush()\nprint(0, flush=True)\n"
+    )
+    limits = Limits(startup_s=5.0, decision_s=2.0, stderr_bytes=1000)
+    noisy = BotSpec(name="noisy", argv=[sys.executable, str(script)], home=str(tmp_path))
+    sandbox.become_subreaper()
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(noisy, limits, stderr_path=tmp_path / "noisy.stderr")
+        await bot.start(nursery)
+        assert await bot.request(REQUEST) == b"0"
+        await trio.sleep(0.2)
+        await bot.close()
+        nursery.cancel_scope.cancel()
+    text = (tmp_path / "noisy.stderr").read_text()
+    assert "299000 bytes of stderr cut" in text
+    assert text.startswith("x" * 500) and text.endswith("x" * 500)
+
+
+def test_stderr_capture_keeps_head_and_tail():
+    cap = StderrCapture(10)
+    for chunk in (b"abc", b"defgh", b"ijklmnop", b"qrstuvwxyz"):
+        cap.feed(chunk)
+    out = cap.render()
+    assert out.startswith(b"abcde") and out.endswith(b"vwxyz")
+    assert b"16 bytes of stderr cut" in out
+
+
+async def test_private_working_directory_and_minimal_environment(tmp_path):
+    script = tmp_path / "env.py"
+    script.write_text(
+        "import os, sys, json\n"
+        "sys.stdin.readline()\n"
+        "print(json.dumps([os.getcwd(), sorted(os.environ), oct(os.stat('.').st_mode & 0o777)]), flush=True)\n"
+    )
+    probe = BotSpec(name="env", argv=[sys.executable, str(script)], home=str(tmp_path))
+    os.environ["REFEREE_TEST_SECRET"] = "1"
+    try:
+        async with trio.open_nursery() as nursery:
+            bot = BotProcess(probe, LIMITS)
+            await bot.start(nursery)
+            reply = await bot.request(REQUEST)
+            await bot.close()
+            nursery.cancel_scope.cancel()
+    finally:
+        del os.environ["REFEREE_TEST_SECRET"]
+    import json
+
+    cwd, names, mode = json.loads(reply)
+    assert cwd != str(tmp_path) and "referee-env-" in cwd
+    assert not os.path.exists(cwd), "working directory is removed afterwards"
+    assert "REFEREE_TEST_SECRET" not in names
+    assert mode == "0o700"
