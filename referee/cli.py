@@ -14,7 +14,7 @@ from pathlib import Path
 import msgspec
 import trio
 
-from referee import __version__, games
+from referee import __version__, games, sandbox
 from referee.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.limits import LimitsOverride, MiB
 from referee.match import GameOutcome, Match, MatchConfig, MatchError, MatchResult
@@ -87,6 +87,12 @@ def build_parser() -> argparse.ArgumentParser:
                 )
             offered[option].append(name)
     match.add_argument("--quiet", action="store_true", help="no progress bar")
+    match.add_argument(
+        "--sandbox",
+        choices=sandbox.CHOICES,
+        default="auto",
+        help="isolation layer (default auto: the strongest that works here; see docs/security.md)",
+    )
     lim = match.add_argument_group("limits (default: the game's seed values; 'none' lifts one)")
     lim.add_argument(
         "--startup-timeout", type=_seconds_or_none, metavar="S", help="seconds to the first answer"
@@ -147,7 +153,7 @@ def _print_table(result: MatchResult, elapsed: float, stderr_dir: Path) -> None:
     from rich.table import Table
 
     console = Console() if sys.stdout.isatty() else Console(width=150)
-    title = f"{result.game}: {result.games_played} games, seed {result.seed}, {elapsed:.1f} s"
+    title = f"{result.game}: {result.games_played} games, seed {result.seed}, {elapsed:.1f} s, sandbox {result.sandbox}"
     table = Table(title=title)
     headers = (
         "bot",
@@ -209,6 +215,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         seed=seed,
         recover=args.recover,
         pin=args.pin,
+        sandbox=args.sandbox,
         limits=_limits_from(args),
         log_path=args.log,
         stderr_dir=args.stderr_dir,

@@ -45,6 +45,8 @@ class MatchConfig(msgspec.Struct, frozen=True):
     seed: int = 0
     recover: bool = False
     pin: bool = True
+    #: ``auto``, ``none``, ``rlimits`` or ``bwrap`` (referee.sandbox).
+    sandbox: str = "auto"
     limits: LimitsOverride | None = None
     log_path: str | None = None
     stderr_dir: str | None = None
@@ -64,9 +66,13 @@ class PlayerStats(msgspec.Struct):
     cpu_seconds: float = 0.0
     peak_rss_bytes: int = 0
     decisions: int = 0
+    #: Decisions after each process's first answer, which includes its startup work.
+    timed_decisions: int = 0
     latency_ns_total: int = 0
     latency_ns_max: int = 0
+    first_answer_ns_max: int = 0
     restarts: int = 0
+    sandbox: str = ""
 
     def report(self) -> dict[str, Any]:
         """The summary fields for ``--json`` (means computed here)."""
@@ -83,9 +89,13 @@ class PlayerStats(msgspec.Struct):
             "cpu_seconds": round(self.cpu_seconds, 3),
             "peak_rss_bytes": self.peak_rss_bytes,
             "decisions": self.decisions,
-            "mean_decision_us": self.latency_ns_total / self.decisions / 1e3 if self.decisions else 0.0,
+            "mean_decision_us": self.latency_ns_total / self.timed_decisions / 1e3
+            if self.timed_decisions
+            else 0.0,
             "max_decision_us": self.latency_ns_max / 1e3,
+            "first_answer_ms": self.first_answer_ns_max / 1e6,
             "restarts": self.restarts,
+            "sandbox": self.sandbox,
         }
 
 
@@ -186,6 +196,10 @@ class Match:
         for player in self.players:
             player.stderr_path = stderr_dir / f"{player.spec.name}.stderr"
         self.dead_bot = DeadBot.RESTART if config.recover else game.dead_bot
+        try:
+            self.layer = sandbox.choose(config.sandbox)
+        except ValueError as exc:
+            raise MatchError(str(exc)) from None
         self.games_played = 0
         self.completed = False
         self.monitor = Monitor()
@@ -232,9 +246,15 @@ class Match:
     async def _start(self, player: Player) -> None:
         assert self._nursery is not None
         bot = BotProcess(
-            player.spec, player.limits, stderr_path=player.stderr_path, cpu_budget_s=player.cpu_left
+            player.spec,
+            player.limits,
+            stderr_path=player.stderr_path,
+            cpu_budget_s=player.cpu_left,
+            layer=self.layer,
         )
+        player.stats.sandbox = bot.sandbox
         await bot.start(self._nursery)
+        player.stats.sandbox = bot.sandbox
         player.bot = bot
         player.down = None
         self.monitor.watch(bot)
@@ -251,6 +271,8 @@ class Match:
         stats.cpu_seconds = player.cpu_spent
         stats.peak_rss_bytes = max(stats.peak_rss_bytes, bot.peak_rss)
         stats.decisions += bot.decisions
+        stats.timed_decisions += max(bot.decisions - 1, 0)
+        stats.first_answer_ns_max = max(stats.first_answer_ns_max, bot.first_answer_ns)
         stats.latency_ns_total += bot.latency_ns
         stats.latency_ns_max = max(stats.latency_ns_max, bot.latency_max_ns)
         player.bot = None
@@ -315,7 +337,8 @@ class Match:
             )
         outcome.scores = state.scores()
         outcome.ranks = state.ranks()
-        outcome.summary = state.summary()
+        if outcome.moves is not None:  # only the log needs it
+            outcome.summary = state.summary()
         return outcome
 
     async def _decide(
@@ -514,7 +537,7 @@ class Match:
             games_played=self.games_played,
             completed=self.completed,
             referee_version=__version__,
-            sandbox="rlimits",
+            sandbox=self.layer.value,
             players=[p.stats.report() for p in self.players],
             options=dict(self.config.options),
         )
@@ -543,6 +566,7 @@ class Match:
             "forfeits": [{"player": name, **msgspec.to_builtins(f)} for name, f in outcome.forfeits],
             "moves": outcome.moves,
             "summary": outcome.summary,
+            "sandbox": self.layer.value,  # uids vary run to run; the summary has them
         }
         self._log.write(self._encoder.encode(record) + b"\n")
         self._log.flush()  # a crash or Ctrl-C keeps every finished game

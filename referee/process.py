@@ -49,9 +49,12 @@ _EXIT_POLL_S = 0.01
 _LEADER_CHECK_S = 0.1
 
 
-def describe_status(status: int) -> str:
-    if os.WIFSIGNALED(status):
-        sig = os.WTERMSIG(status)
+def describe_status(status: int, via_bwrap: bool = False) -> str:
+    """Words for a wait status.  bubblewrap reports its child's death by signal N as
+    exit code 128 + N, so under it such codes are read back as signals."""
+    code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else 0
+    if os.WIFSIGNALED(status) or (via_bwrap and 128 < code < 128 + 65):
+        sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else code - 128
         try:
             name = signal.Signals(sig).name
         except ValueError:
@@ -102,8 +105,12 @@ class BotProcess:
         stderr_path: Path | None = None,
         cpu_budget_s: float | None = None,
         keep_workdir: bool = False,
+        layer: sandbox.Layer = sandbox.Layer.RLIMITS,
     ) -> None:
         self.spec = spec
+        self.layer = layer
+        #: What isolation actually ran (the layer, the uid, why anything is missing).
+        self.sandbox = layer.value
         self.limits = limits
         self.stderr_path = stderr_path
         self.cpu_budget_s = limits.cpu_s if cpu_budget_s is None else cpu_budget_s
@@ -112,6 +119,7 @@ class BotProcess:
         self.decisions = 0
         self.latency_ns = 0
         self.latency_max_ns = 0
+        self.first_answer_ns = 0
         self.cpu_s = 0.0
         self.peak_rss = 0
         # Why the process is gone, once it is.
@@ -122,6 +130,7 @@ class BotProcess:
         self._wfd = self._rfd = self._efd = -1
         self._popen: subprocess.Popen[bytes] | None = None
         self._ps: psutil.Process | None = None
+        self._uid: int | None = None
         self._seen: dict[int, psutil.Process] = {}
         self._token = ""
         self._workdir: str | None = None
@@ -149,21 +158,35 @@ class BotProcess:
         self._workdir = tempfile.mkdtemp(prefix=f"referee-{spec.name}-")
         os.chmod(self._workdir, 0o700)
         env, self._token = sandbox.bot_environment(self._workdir, spec.home)
+        problem = sandbox.cannot_exec(spec.argv, env["PATH"])
+        if problem is not None:
+            self.death = Verdict.STARTUP
+            self.death_detail = f"cannot start: {problem}"
+            self._remove_workdir()
+            raise BotFault(Verdict.STARTUP, self.death_detail)
+        jail = sandbox.jail(spec.argv, spec.home, self._workdir, self.layer)
+        self.sandbox = jail.description
+        self._uid = jail.uid
+        if jail.env_path:
+            env["PATH"] = jail.env_path
+        as_user = {"user": jail.uid, "group": jail.uid, "extra_groups": []} if jail.uid is not None else {}
         # Our own pipes, so that no Python file object owns (and later closes) a descriptor.
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         try:
+            # Spawned from this (the main) thread: see sandbox.jail on PR_SET_PDEATHSIG.
             self._popen = subprocess.Popen(
-                spec.argv,
+                jail.argv,
                 stdin=in_r,
                 stdout=out_w,
                 stderr=err_w,
                 cwd=self._workdir,
                 env=env,
                 start_new_session=True,
-                preexec_fn=sandbox.preexec(limits),
+                preexec_fn=sandbox.preexec(limits, self.layer),
                 close_fds=True,
+                **as_user,
             )
         except OSError as exc:
             for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
@@ -247,10 +270,13 @@ class BotProcess:
         if reply is None:
             reply = await self._read_line(self._deadline(start))
         elapsed = _now_ns() - start
+        if self.decisions:
+            self.latency_ns += elapsed
+            if elapsed > self.latency_max_ns:
+                self.latency_max_ns = elapsed
+        else:
+            self.first_answer_ns = elapsed  # includes the bot's startup work: kept apart
         self.decisions += 1
-        self.latency_ns += elapsed
-        if elapsed > self.latency_max_ns:
-            self.latency_max_ns = elapsed
         if not self.decisions % _CHECKPOINT_EVERY:
             await trio.lowlevel.checkpoint()
         return reply
@@ -394,8 +420,8 @@ class BotProcess:
                 self.kill(Verdict.CRASH, f"{what} but kept running")
             else:
                 verdict = Verdict.CRASH
-                detail = describe_status(self.exit_status)
-                if os.WIFSIGNALED(self.exit_status) and os.WTERMSIG(self.exit_status) == signal.SIGXCPU:
+                detail = describe_status(self.exit_status, self.layer is sandbox.Layer.BWRAP)
+                if detail == "killed by SIGXCPU":
                     verdict = Verdict.CPU
                     detail += " (the kernel CPU-time limit)"
                 if not self.decisions:
@@ -475,8 +501,21 @@ class BotProcess:
             candidates = psutil.Process().children(recursive=True)
         except psutil.Error:
             candidates = []
+        owned: set[int] = set()
+        if self._uid is not None:
+            # Everything the bot's uid owns is the bot's, wherever it went.
+            for proc in psutil.process_iter(["uids"]):
+                uids = proc.info["uids"]
+                if uids is not None and self._uid in (uids.real, uids.effective):
+                    owned.add(proc.pid)
+                    candidates.append(proc)
         for proc in candidates:
             if proc.pid == self.pid:
+                continue
+            if proc.pid in owned:
+                with contextlib.suppress(psutil.Error):
+                    proc.kill()
+                    found.append(proc)
                 continue
             try:
                 with open(f"/proc/{proc.pid}/environ", "rb") as fh:

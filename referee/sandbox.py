@@ -1,25 +1,42 @@
-"""What a bot process is allowed, set up between fork and exec.
+"""What a bot process is allowed: the isolation layers, set up around its spawn.
 
-The always-on layer: its own session and process group, a private 0700 working
-directory, a minimal environment, kernel rlimits as backstops (CPU seconds, file size,
-no core dumps, open files, optionally address space) and ``oom_score_adj`` 1000 so the
-kernel's OOM killer picks a bot before the referee.  The psutil monitor in
-:mod:`referee.monitor` is the primary CPU and memory enforcement; the rlimits only stop
-what slips between its samples.
+Layers, weakest to strongest (``--sandbox``; ``auto`` picks the strongest that works):
 
-Stronger layers (a uid per seat, bubblewrap namespaces) wrap the same spawn; they are
-chosen by ``--sandbox`` (see docs/security.md).
+``none``
+    Its own session and process group, a private 0700 working directory, a minimal
+    environment, psutil accounting of its whole tree, every wait bounded.  For
+    debugging a bot, not for untrusted code.
+``rlimits``
+    Adds kernel rlimits as backstops (CPU seconds, file size, no core dumps, open files,
+    optionally address space), ``oom_score_adj`` 1000 so the OOM killer takes a bot
+    before the referee, and — when the referee runs as root — a distinct unprivileged
+    uid per bot, so bots cannot signal, trace or read each other or the referee, and the
+    final sweep can kill everything that uid owns.
+``bwrap``
+    Adds bubblewrap namespaces: no network, its own pid namespace (with a fresh /proc),
+    read-only system directories, only its own working directory writable, its own
+    files read-only, private /tmp and /dev/shm, and nothing else of the file system.
+
+docs/security.md has the threat model and what each layer stops.
 """
 
 from __future__ import annotations
 
 import ctypes
+import enum
+import functools
+import itertools
 import math
 import os
 import resource
 import secrets
+import shutil
+import stat
+import subprocess
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 
 from referee.limits import Limits
 
@@ -30,6 +47,190 @@ TOKEN_VAR = "REFEREE_BOT_TOKEN"
 HOME_VAR = "REFEREE_BOT_DIR"
 
 _PR_SET_CHILD_SUBREAPER = 36
+
+#: Bot uids: a block per referee process, so parallel referees do not share one.
+_UID_BASE = 100_000 + (os.getpid() % 100_000) * 64
+_uid_slots = itertools.count()
+
+#: Directories a sandboxed bot sees read-only (when they exist).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+#: The wire modules are public: sandboxed Python bots may import them.
+PROTOCOL_DIR = str(Path(__file__).resolve().parents[1] / "protocol")
+
+
+class Layer(enum.StrEnum):
+    NONE = "none"
+    RLIMITS = "rlimits"
+    BWRAP = "bwrap"
+
+
+CHOICES = ("auto", *Layer)
+
+
+@functools.cache
+def bwrap_works() -> bool:
+    """Whether bubblewrap is installed and can build a sandbox here (probed once)."""
+    exe = shutil.which("bwrap")
+    if exe is None:
+        return False
+    probe = [
+        exe,
+        "--unshare-all",
+        "--die-with-parent",
+        *_system_binds(),
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "true",
+    ]
+    kwargs = (
+        {"user": _UID_BASE + 63, "group": _UID_BASE + 63, "extra_groups": []} if os.geteuid() == 0 else {}
+    )
+    try:
+        done = subprocess.run(probe, capture_output=True, timeout=10, check=False, **kwargs)
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.returncode == 0
+
+
+def choose(requested: str) -> Layer:
+    """The layer for ``--sandbox requested``; raises ValueError if it cannot work here."""
+    if requested == "auto":
+        return Layer.BWRAP if bwrap_works() else Layer.RLIMITS
+    layer = Layer(requested)
+    if layer is Layer.BWRAP and not bwrap_works():
+        raise ValueError("--sandbox bwrap: bubblewrap is not installed or cannot create namespaces here")
+    return layer
+
+
+def _system_binds() -> list[str]:
+    args = []
+    for path in SYSTEM_DIRS:
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _reachable(path: str) -> bool:
+    """Whether a stranger (a uid in no group of the file) can reach ``path``."""
+    parts = Path(path).resolve().parts
+    current = Path(parts[0])
+    for part in parts[1:]:
+        try:
+            mode = current.stat().st_mode
+        except OSError:
+            return False
+        if not mode & stat.S_IXOTH:
+            return False
+        current = current / part
+    try:
+        mode = current.stat().st_mode
+    except OSError:
+        return False
+    return bool(mode & stat.S_IROTH) and (not stat.S_ISDIR(mode) or bool(mode & stat.S_IXOTH))
+
+
+@dataclass
+class Jail:
+    """How one bot process is spawned: what runs, as whom, and the layer in force."""
+
+    argv: list[str]
+    layer: Layer
+    uid: int | None = None
+    #: Why a stronger part of the layer is not in force (empty when all of it is).
+    note: str = ""
+    env_path: str = ""
+    binds: list[str] = field(default_factory=list)
+
+    @property
+    def description(self) -> str:
+        parts = [self.layer.value]
+        if self.uid is not None:
+            parts.append(f"uid {self.uid}")
+        if self.note:
+            parts.append(self.note)
+        return ", ".join(parts)
+
+
+def _installation(program: str) -> str:
+    """The directory tree an absolute program needs: its prefix for ``.../bin/prog``."""
+    real = Path(os.path.realpath(program))
+    return str(real.parent.parent if real.parent.name == "bin" else real.parent)
+
+
+def cannot_exec(argv: list[str], path: str) -> str | None:
+    """Why ``argv`` cannot be executed (checked before spawning, whatever the layer)."""
+    program = argv[0] if os.path.isabs(argv[0]) else shutil.which(argv[0], path=path)
+    if program is None or not os.path.isfile(program):
+        return f"no such program {argv[0]!r}"
+    if not os.access(program, os.X_OK):
+        return f"{program} is not executable"
+    try:
+        with open(program, "rb") as fh:
+            head = fh.read(256)
+    except OSError as exc:
+        return f"cannot read {program}: {exc.strerror}"
+    if head.startswith(b"#!"):
+        words = head[2:].split(b"\n", 1)[0].split()
+        interpreter = words[0].decode(errors="replace") if words else ""
+        if not interpreter or not os.access(interpreter, os.X_OK):
+            return f"{program}: its interpreter {interpreter!r} does not exist"
+    return None
+
+
+def _bot_uid(needed: list[str], root: bool) -> tuple[int | None, str]:
+    """A fresh uid for a bot that needs ``needed``, or None and the reason why not."""
+    if not root:
+        return None, "same uid: the referee is not root"
+    unreachable = [p for p in needed if not _reachable(p)]
+    if unreachable:
+        return None, f"same uid: {unreachable[0]} is not readable by other users"
+    return _UID_BASE + next(_uid_slots) % 63, ""
+
+
+def jail(argv: list[str], home: str, workdir: str, layer: Layer) -> Jail:
+    """Decide how to spawn ``argv`` under ``layer`` (chowns ``workdir`` to the bot's uid)."""
+    if layer is Layer.NONE:
+        return Jail(argv=argv, layer=layer)
+    root = os.geteuid() == 0
+    files = [w for w in argv if os.path.isabs(w) and os.path.exists(w)]
+    path_dirs = os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
+    if layer is Layer.RLIMITS:
+        uid, note = _bot_uid([home, *files], root)
+        if uid is None:
+            return Jail(argv=argv, layer=layer, note=note)
+        os.chown(workdir, uid, uid)
+        reachable_path = os.pathsep.join(d for d in path_dirs if _reachable(d))
+        return Jail(argv=argv, layer=layer, uid=uid, env_path=reachable_path)
+    # bubblewrap: only system directories, the bot's own files, the wire modules and
+    # its working directory exist for it.
+    # Order matters: the private /tmp goes first, then the binds that may lie under it.
+    binds = [*_system_binds(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+    visible = {home, PROTOCOL_DIR}
+    for word in files:
+        if not word.startswith(tuple(d + "/" for d in (home, *SYSTEM_DIRS))):
+            visible.add(_installation(word) if word == argv[0] else str(Path(word).parent))
+    for path in sorted(visible):
+        binds += ["--ro-bind", path, path]
+    # bwrap runs as the bot's uid, so it can only bind what a stranger may read.
+    uid, note = _bot_uid(sorted(visible), root)
+    if uid is not None:
+        os.chown(workdir, uid, uid)
+    inner = [
+        shutil.which("bwrap") or "bwrap",
+        "--unshare-all",
+        # Safe: the referee spawns from its main thread, never from a trio worker thread
+        # (whose exit would fire PR_SET_PDEATHSIG and kill the bot mid-game).
+        "--die-with-parent",
+        *binds,
+        "--bind", workdir, workdir,
+        "--chdir", workdir,
+        "--",
+        *argv,
+    ]  # fmt: skip
+    sandbox_path = os.pathsep.join(d for d in path_dirs if d.startswith(tuple(SYSTEM_DIRS)))
+    return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=sandbox_path, binds=sorted(visible))
 
 
 def become_subreaper() -> bool:
@@ -88,15 +289,15 @@ def rlimits_for(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
     return out
 
 
-def preexec(limits: Limits) -> Callable[[], None]:
+def preexec(limits: Limits, layer: Layer = Layer.RLIMITS) -> Callable[[], None]:
     """The function run in the child between fork and exec.
 
     It only makes system calls (no locks, no imports), which keeps it safe to run
     after fork.
     """
-    pairs = rlimits_for(limits)
+    pairs = rlimits_for(limits) if layer is not Layer.NONE else []
     setrlimit = resource.setrlimit
-    linux = sys.platform.startswith("linux")
+    linux = sys.platform.startswith("linux") and layer is not Layer.NONE
 
     def child() -> None:
         for res, value in pairs:

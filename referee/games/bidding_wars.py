@@ -1,0 +1,291 @@
+"""Bidding Wars rules (seed 002): Goofspiel for two players with cards 1..n.
+
+Each player holds one card of each rank 1..n; a prize deck 1..n is shuffled.  A game is
+n *turns*, each in three phases:
+
+1. **Reveal the prize.**  The top prize card ``k`` is turned over.
+2. **Bid.**  Both players choose a card from their hand at the same time.  This is a
+   simultaneous move: ``to_act()`` is ``(0, 1)``; the referee asks both seats before
+   either answer is applied, and this state holds the first bid back until the second
+   one is in, so no request can show the opponent's bid of the current turn.
+3. **Settle.**  The higher card scores ``k`` points; equal cards discard the prize
+   ("neither player wins and neither player adds to his/her score").  Both bid cards
+   leave the hands, and both seats are told the two bids with a ``reveal`` line.
+
+After n turns the higher total wins; equal totals draw.  A fault (a card not in the
+hand, a reply that does not parse, a timeout, a dead bot) forfeits the game: the turn
+is not scored, the game ends when both seats of the turn have been judged, and the
+offender loses whatever the points.  When both seats fault in the same turn both
+forfeit, which is a draw.  Both seats get an ``end`` line when the game is over.
+
+Hot path: each hand is kept twice, as a membership table (``bytearray``, ``has[c]`` is
+1 while card ``c`` is held) for :meth:`illegal`, and as the request's list text (cards
+between single spaces, ``b" 1 2 3 "``) from which a bid card's token is cut out, so a
+request is one bytes ``%`` format.  The wire format lives in :mod:`protocol.bidding_wars`.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+from protocol import bidding_wars as wire
+from referee.games.base import DeadBot, Event, Game, GameState, Option
+from referee.limits import GiB, Limits
+from referee.verdict import ProtocolError, Verdict
+
+_BOTH = (0, 1)
+_NOBODY = ()
+#: The seats still to bid, after ``seat`` has bid first in a turn.
+_OTHER = ((1,), (0,))
+#: ``b" 7 "``: a card's token as it sits in a list text (space before and after).
+_TOKEN = [b" %d " % c for c in range(wire.MAX_CARDS + 1)]
+_REQUEST = b"bid %d %d %d %d hand%s theirs%s prizes%s\n"
+_REVEAL = b"reveal %d %d %d %s\n"
+_WINNER = (b"tie", b"me", b"them")  # by the sign of (my card - their card): 0, +1, -1
+
+NOT_YOUR_TURN = "this seat has no bid to make now"
+
+
+def _list_text(cards: Sequence[int]) -> bytes:
+    """``b" 1 2 3 "``: ascending cards with a space before and after each one."""
+    return b" " + b"".join(b"%d " % c for c in sorted(cards))
+
+
+def _not_a_card(card: int, n: int) -> str:
+    shown = str(card) if -(10**30) < card < 10**30 else "of over 30 digits"
+    if 1 <= card <= n:
+        return f"card {shown} is not in your hand (already played)"
+    return f"card {shown} is not in your hand (cards are 1..{n})"
+
+
+class BiddingWarsState(GameState):
+    """One game.  Seats 0 and 1 are symmetric: they bid at the same time."""
+
+    __slots__ = (
+        "_bids",
+        "_deck",
+        "_events",
+        "_faulted",
+        "_has",
+        "_history",
+        "_lists",
+        "_n",
+        "_over",
+        "_points",
+        "_turn",
+        "_unseen",
+        "_waiting",
+    )
+
+    def __init__(self, n: int, deck: list[int]) -> None:
+        """A game whose prizes come up in ``deck`` order (a permutation of 1..n)."""
+        if sorted(deck) != list(range(1, n + 1)):
+            raise ValueError(f"the prize deck must be a permutation of 1..{n}")
+        self._n = n
+        self._deck = deck
+        self._turn = 0
+        self._points = [0, 0]
+        full = bytearray(n + 1)
+        full[1:] = b"\x01" * n
+        self._has = [full, bytearray(full)]
+        hand_text = _list_text(range(1, n + 1))
+        self._lists = [hand_text, hand_text]
+        # The prizes still face down, ascending: their order is hidden information.
+        self._unseen = hand_text.replace(_TOKEN[deck[0]], b" ", 1)
+        self._bids = [0, 0]  # 0: no bid yet this turn (cards are 1..n)
+        self._faulted = [False, False]
+        self._waiting: tuple[int, ...] = _BOTH
+        self._events: list[Event] = []
+        self._over = False
+        self._history: list[tuple[int, int, int]] = []
+
+    # -- the referee's per-decision calls (hot path) --
+
+    def to_act(self) -> Sequence[int]:
+        return self._waiting
+
+    def request(self, seat: int) -> bytes:
+        lists, points = self._lists, self._points
+        other = seat ^ 1
+        return _REQUEST % (
+            self._deck[self._turn],
+            points[seat],
+            points[other],
+            self._n,
+            lists[seat][:-1],
+            lists[other][:-1],
+            self._unseen[:-1],
+        )
+
+    def decode(self, seat: int, reply: bytes) -> int:
+        if reply.isdigit() and len(reply) <= 18:
+            return int(reply)
+        try:
+            return wire.decode_bid(reply)
+        except ValueError as exc:
+            raise ProtocolError(str(exc)) from None
+
+    def illegal(self, seat: int, action: int) -> str | None:
+        if seat not in self._waiting:
+            return NOT_YOUR_TURN
+        if 0 < action <= self._n and self._has[seat][action]:
+            return None
+        return _not_a_card(action, self._n)
+
+    def apply(self, seat: int, action: int) -> None:
+        """Hold the bid back until the other seat has bid too, then settle the turn."""
+        self._bids[seat] = action
+        self._step_done(seat)
+
+    def penalize(self, seat: int, verdict: Verdict) -> None:
+        """Any verdict forfeits the game; it ends once the other seat of the turn is judged."""
+        if seat not in self._waiting:
+            return
+        self._faulted[seat] = True
+        self._step_done(seat)
+
+    def drain_events(self) -> list[Event]:
+        events = self._events
+        self._events = []
+        return events
+
+    # -- turn phases --
+
+    def _step_done(self, seat: int) -> None:
+        if len(self._waiting) == 2:
+            self._waiting = _OTHER[seat]
+            return
+        self._waiting = _NOBODY
+        if self._faulted[0] or self._faulted[1]:
+            self._finish(b"forfeit")
+        else:
+            self._settle()
+
+    def _settle(self) -> None:
+        """Both bids are in: score the prize, discard the cards, tell both seats."""
+        prize = self._deck[self._turn]
+        bids = self._bids
+        a, b = bids
+        if a > b:
+            self._points[0] += prize
+        elif b > a:
+            self._points[1] += prize
+        sign = (a > b) - (a < b)
+        has, lists = self._has, self._lists
+        has[0][a] = 0
+        has[1][b] = 0
+        lists[0] = lists[0].replace(_TOKEN[a], b" ", 1)
+        lists[1] = lists[1].replace(_TOKEN[b], b" ", 1)
+        self._history.append((prize, a, b))
+        self._events += (
+            Event(0, _REVEAL % (prize, a, b, _WINNER[sign])),
+            Event(1, _REVEAL % (prize, b, a, _WINNER[-sign])),
+        )
+        self._turn += 1
+        if self._turn == self._n:
+            self._finish(b"played")
+            return
+        # The next turn: turn over the next prize.
+        self._unseen = self._unseen.replace(_TOKEN[self._deck[self._turn]], b" ", 1)
+        bids[0] = bids[1] = 0
+        self._waiting = _BOTH
+
+    def _finish(self, how: bytes) -> None:
+        self._over = True
+        ranks = self.ranks()
+        p = self._points
+        for seat in _BOTH:
+            result = b"draw" if ranks[0] == ranks[1] else b"win" if ranks[seat] == 1 else b"loss"
+            line = b"end %d %d %s %s\n" % (p[seat], p[seat ^ 1], result, how)
+            self._events.append(Event(seat, line))
+
+    # -- results --
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    def scores(self) -> list[float]:
+        return [float(self._points[0]), float(self._points[1])]
+
+    def ranks(self) -> list[int]:
+        f0, f1 = self._faulted
+        if f0 or f1:
+            return [1, 1] if f0 and f1 else [2, 1] if f0 else [1, 2]
+        a, b = self._points
+        return [1, 1] if a == b else [1, 2] if a > b else [2, 1]
+
+    def summary(self) -> dict[str, Any]:
+        return {
+            "cards": self._n,
+            "prizes": list(self._deck),
+            "bids": [list(turn) for turn in self._history],
+            "points": list(self._points),
+            "discarded": sum(prize for prize, a, b in self._history if a == b),
+            "forfeited_by": [seat for seat in _BOTH if self._faulted[seat]],
+        }
+
+    # -- inspection (tests, replays, logs) --
+
+    @property
+    def n(self) -> int:
+        return self._n
+
+    @property
+    def turn(self) -> int:
+        """Turns settled so far (0..n)."""
+        return self._turn
+
+    @property
+    def prize(self) -> int:
+        """The prize on the table (the last one once the game is over)."""
+        return self._deck[min(self._turn, self._n - 1)]
+
+    @property
+    def deck(self) -> tuple[int, ...]:
+        """The prize order of the whole game."""
+        return tuple(self._deck)
+
+    @property
+    def history(self) -> list[tuple[int, int, int]]:
+        """Settled turns: (prize, seat 0's card, seat 1's card)."""
+        return list(self._history)
+
+    @property
+    def discarded(self) -> int:
+        """Points of the prizes discarded on ties."""
+        return sum(prize for prize, a, b in self._history if a == b)
+
+    def hand(self, seat: int) -> tuple[int, ...]:
+        has = self._has[seat]
+        return tuple(c for c in range(1, self._n + 1) if has[c])
+
+
+class BiddingWars(Game):
+    name = "bidding-wars"
+    title = "Bidding Wars (seed 002, Goofspiel): bid cards 1..n for prizes 1..n, simultaneously"
+    seats = range(2, 3)
+    default_seats = 2
+    #: The seed gives no limits; these are ours (docs/protocols/bidding-wars.md says why).
+    #: No CPU budget: the 1 s wall limit per bid already bounds a bot's CPU per decision.
+    limits = Limits(startup_s=10.0, decision_s=1.0, cpu_s=None, memory_bytes=1 * GiB)
+    #: Bots keep their process across the many games of a match; a crash costs the game.
+    dead_bot = DeadBot.RESTART
+    option_specs: ClassVar[dict[str, Option]] = {
+        "cards": Option(int, 13, f"cards per player in Bidding Wars ({wire.MIN_CARDS}..{wire.MAX_CARDS})")
+    }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        n = self.options["cards"]
+        if not wire.MIN_CARDS <= n <= wire.MAX_CARDS:
+            raise ValueError(f"option cards: {n} is not in {wire.MIN_CARDS}..{wire.MAX_CARDS}")
+        self.n: int = n
+
+    def new_state(self, seats: int, rng: random.Random) -> BiddingWarsState:
+        if seats not in self.seats:
+            raise ValueError(f"bidding-wars is played by 2 seats, not {seats}")
+        deck = list(range(1, self.n + 1))
+        rng.shuffle(deck)
+        return BiddingWarsState(self.n, deck)

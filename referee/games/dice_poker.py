@@ -1,0 +1,260 @@
+"""Dice poker rules (seed 000): one deal between two players, blinds 1 and 2, bet B.
+
+A game of the match is one *deal*, in the seed's phases:
+
+1. The first player (seat 0) bets 1 chip, the small blind; the second (seat 1) bets 2,
+   the big blind.
+2. B is drawn uniformly from 3..18 and announced to both; each player rolls one secret
+   die.  (Both are drawn here at once, before anyone acts.)
+3. The first player folds, "thereby losing the small blind", or raises to B.
+4. If raised, the second player folds, "thereby losing the big blind", or calls.
+5. On a call, the higher die wins B from the other; a tie moves nothing ("the pot is
+   split so that nobody wins or loses anything").
+
+Chips always sum to zero: :meth:`DicePokerState.scores` is ``[c, -c]`` with ``c`` one of
+−1 (first folded), +2 (second folded), +B, 0, −B (showdown).
+
+Who is told what (each line is the seed's ``AI`` call, see :mod:`protocol.dice_poker`):
+the player to decide gets a request (state 0 or 1, with its own die); when a player
+folds, only its opponent is told (state 2 or 3: "your opponent has folded"); at a
+showdown both are told the opponent's die (state 4 to the first, 5 to the second).
+Every line is answered, so information lines are :class:`Event` with
+``expects_reply=True``; the referee reads those answers and discards them.
+
+Penalties: any faulty reply (timeout, protocol) and every decision of a dead bot counts
+as a fold by that seat, with the same information line to the opponent.
+
+This is the referee's hot path (millions of deals per tournament), so every line the
+game can send is built once at import time and a deal is a handful of small integers.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from protocol import dice_poker as wire
+from referee.games.base import DeadBot, Event, Game, GameState
+from referee.limits import Limits, MiB
+from referee.verdict import ProtocolError, Verdict
+
+# ---------------------------------------------------------------- phases and outcomes
+
+#: Whose decision is due; the value is also the seat to act.
+FIRST_TO_ACT = 0
+SECOND_TO_ACT = 1
+OVER = 2
+
+#: How a finished deal ended (for the log and the tests).
+FIRST_FOLDED = "first folded"
+SECOND_FOLDED = "second folded"
+SHOWDOWN = "showdown"
+
+_ACTORS: tuple[tuple[int, ...], ...] = ((0,), (1,), ())
+
+NOT_YOUR_TURN = "It is not this player's turn"
+
+# ---------------------------------------------------------------- import-time tables
+
+_BETS = range(wire.BET_MIN, wire.BET_MAX + 1)
+_OP = wire.OPPONENT_ID
+
+#: ``_REQUEST[b][seat][die]``: the decision request (state 0 or 1 = the seat).
+_REQUEST: list[list[list[bytes]]] = [[[b""] * 7 for _ in range(2)] for _ in range(wire.BET_MAX + 1)]
+#: ``_TOLD_FIRST_FOLDED[b]``: the event telling the second player (state 3) that the
+#: first folded; ``_TOLD_SECOND_FOLDED[b]`` tells the first player (state 2).
+_TOLD_FIRST_FOLDED: list[tuple[Event, ...]] = [()] * (wire.BET_MAX + 1)
+_TOLD_SECOND_FOLDED: list[tuple[Event, ...]] = [()] * (wire.BET_MAX + 1)
+#: ``_TOLD_SHOWDOWN[b][6 * (d0 - 1) + d1 - 1]``: both showdown events, the first player's first.
+_TOLD_SHOWDOWN: list[list[tuple[Event, ...]]] = [[] for _ in range(wire.BET_MAX + 1)]
+#: ``_SHOWDOWN_CHIPS[b][6 * (d0 - 1) + d1 - 1]``: chips the first player wins at showdown.
+_SHOWDOWN_CHIPS: list[list[int]] = [[] for _ in range(wire.BET_MAX + 1)]
+
+for _b in _BETS:
+    for _seat in (0, 1):
+        for _die in range(1, 7):
+            _REQUEST[_b][_seat][_die] = wire.encode_message(_OP, _b, _seat, _die)
+    _TOLD_FIRST_FOLDED[_b] = (Event(1, wire.encode_message(_OP, _b, wire.SECOND_OPPONENT_FOLDED, 0), True),)
+    _TOLD_SECOND_FOLDED[_b] = (Event(0, wire.encode_message(_OP, _b, wire.FIRST_OPPONENT_FOLDED, 0), True),)
+    for _d0 in range(1, 7):
+        for _d1 in range(1, 7):
+            _TOLD_SHOWDOWN[_b].append(
+                (
+                    Event(0, wire.encode_message(_OP, _b, wire.FIRST_SHOWDOWN, _d1), True),
+                    Event(1, wire.encode_message(_OP, _b, wire.SECOND_SHOWDOWN, _d0), True),
+                )
+            )
+            _SHOWDOWN_CHIPS[_b].append(_b if _d0 > _d1 else -_b if _d0 < _d1 else 0)
+
+# One draw deals B and both dice: 16 bets x 36 dice pairs = 576 equally likely deals.
+# getrandbits(16) is rejected at or above 65088 = 576 * 113 (under 1% of draws); below
+# it, the low 4 bits are uniform on the 16 bets and the rest uniform on the 36 pairs.
+_DEAL_BITS = 16
+_DEAL_LIMIT = (1 << _DEAL_BITS) // 576 * 576
+
+del _b, _seat, _die, _d0, _d1
+
+
+def deal(rng: random.Random) -> tuple[int, int, int]:
+    """Draw one deal, ``(b, die of seat 0, die of seat 1)``, all uniform and independent."""
+    r = rng.getrandbits(_DEAL_BITS)
+    while r >= _DEAL_LIMIT:
+        r = rng.getrandbits(_DEAL_BITS)
+    pair = (r >> 4) % 36
+    return wire.BET_MIN + (r & 15), pair // 6 + 1, pair % 6 + 1
+
+
+def showdown_chips(b: int, first_die: int, second_die: int) -> int:
+    """Chips the first player wins on a call: +B with the higher die, −B with the lower, 0 on a tie."""
+    return _SHOWDOWN_CHIPS[b][6 * (first_die - 1) + second_die - 1]
+
+
+# ---------------------------------------------------------------- state
+
+
+class DicePokerState(GameState):
+    """One deal.  Seat 0 is the first player (small blind), seat 1 the second (big blind)."""
+
+    __slots__ = ("_b", "_chips", "_dice", "_ended", "_events", "_penalty", "_phase")
+
+    def __init__(self, b: int, first_die: int, second_die: int) -> None:
+        if not wire.BET_MIN <= b <= wire.BET_MAX:
+            raise ValueError(f"B must be {wire.BET_MIN}..{wire.BET_MAX}, got {b}")
+        if not (1 <= first_die <= 6 and 1 <= second_die <= 6):
+            raise ValueError(f"dice must be 1..6, got {first_die} and {second_die}")
+        self._b = b
+        self._dice = (first_die, second_die)
+        self._phase = FIRST_TO_ACT
+        #: Chips won by seat 0 (seat 1 wins the opposite); settled when the deal ends.
+        self._chips = 0
+        self._events: tuple[Event, ...] = ()
+        self._ended: str | None = None
+        #: ``(seat, verdict)`` when a fold was a penalty.
+        self._penalty: tuple[int, str] | None = None
+
+    # -- the referee's per-decision calls (hot path) --
+
+    def to_act(self) -> Sequence[int]:
+        return _ACTORS[self._phase]
+
+    def request(self, seat: int) -> bytes:
+        return _REQUEST[self._b][seat][self._dice[seat]]
+
+    def decode(self, seat: int, reply: bytes) -> int:
+        # Nearly every bot answers exactly "0" or "1".
+        if reply == b"1":
+            return wire.RAISE
+        if reply == b"0":
+            return wire.FOLD
+        try:
+            return wire.decode_reply(reply)
+        except ValueError as exc:
+            raise ProtocolError(str(exc)) from None
+
+    def illegal(self, seat: int, action: int) -> str | None:
+        # Every integer is a decision (zero folds, anything else raises or calls), so
+        # the only illegal thing is acting out of turn.
+        return None if seat == self._phase else NOT_YOUR_TURN
+
+    def apply(self, seat: int, action: int) -> None:
+        """Fold on 0; raise (first player) or call (second player) on any other integer."""
+        if not action:
+            self._fold(seat)
+        elif self._phase == FIRST_TO_ACT:
+            self._phase = SECOND_TO_ACT
+        else:  # the second player calls: showdown
+            pair = 6 * self._dice[0] + self._dice[1] - 7
+            self._chips = _SHOWDOWN_CHIPS[self._b][pair]
+            self._events = _TOLD_SHOWDOWN[self._b][pair]
+            self._ended = SHOWDOWN
+            self._phase = OVER
+
+    def _fold(self, seat: int) -> None:
+        """The seat to act folds and loses its blind; only its opponent is told."""
+        if seat == 0:
+            self._chips = -wire.SMALL_BLIND
+            self._events = _TOLD_FIRST_FOLDED[self._b]
+            self._ended = FIRST_FOLDED
+        else:
+            self._chips = wire.BIG_BLIND
+            self._events = _TOLD_SECOND_FOLDED[self._b]
+            self._ended = SECOND_FOLDED
+        self._phase = OVER
+
+    def penalize(self, seat: int, verdict: Verdict) -> None:
+        """Any verdict (timeout, protocol, a dead bot...) counts as a fold by ``seat``."""
+        if self._phase != seat:
+            return  # not this seat's decision: nothing to penalise
+        self._penalty = (seat, str(verdict))
+        self._fold(seat)
+
+    def drain_events(self) -> list[Event]:
+        events = self._events
+        if not events:
+            return []
+        self._events = ()
+        return list(events)
+
+    # -- results --
+
+    def is_terminal(self) -> bool:
+        return self._phase == OVER
+
+    def scores(self) -> list[float]:
+        """Chips won by each seat this deal, e.g. ``[-1.0, 1.0]`` when the first player folds."""
+        return [float(self._chips), float(-self._chips)]
+
+    def ranks(self) -> list[int]:
+        chips = self._chips
+        return [1, 2] if chips > 0 else [2, 1] if chips < 0 else [1, 1]
+
+    def summary(self) -> dict[str, Any]:
+        facts: dict[str, Any] = {"b": self._b, "dice": list(self._dice), "ended": self._ended}
+        if self._penalty is not None:
+            facts["penalty"] = list(self._penalty)
+        return facts
+
+    # -- inspection (tests, replays) --
+
+    @property
+    def b(self) -> int:
+        return self._b
+
+    @property
+    def dice(self) -> tuple[int, int]:
+        return self._dice
+
+    @property
+    def phase(self) -> int:
+        """FIRST_TO_ACT, SECOND_TO_ACT or OVER."""
+        return self._phase
+
+    @property
+    def ended(self) -> str | None:
+        """FIRST_FOLDED, SECOND_FOLDED or SHOWDOWN once the deal is over."""
+        return self._ended
+
+    @property
+    def chips(self) -> int:
+        """Chips won by seat 0 (seat 1 won the opposite)."""
+        return self._chips
+
+
+class DicePoker(Game):
+    name = "dice-poker"
+    title = "Dice poker (seed 000): one deal per game, blinds 1/2, raise to B in 3..18, a secret die each"
+    seats = range(2, 3)
+    default_seats = 2
+    #: The seed: "no more than 64 MB of memory", "the initialization function runs within
+    #: 10 minutes" (the first answer may come that late).  The seed's 1 µs mean per call
+    #: is for in-process play and "not hard": reported per bot, not enforced (no CPU
+    #: budget).  The 1 s per answer is ours: a million times the seed's mean, far above
+    #: any scheduling hiccup, and it bounds how long a hung bot can stall a match.
+    limits = Limits(startup_s=600.0, decision_s=1.0, cpu_s=None, memory_bytes=64 * MiB)
+    dead_bot = DeadBot.FORFEIT_MATCH
+
+    def new_state(self, seats: int, rng: random.Random) -> DicePokerState:
+        if seats not in self.seats:
+            raise ValueError(f"dice-poker is played by 2 seats, not {seats}")
+        return DicePokerState(*deal(rng))

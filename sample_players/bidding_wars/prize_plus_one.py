@@ -1,0 +1,38 @@
+#!/usr/bin/env python3
+"""Bidding Wars sample bot: "prize+1, and 1 on the top prize".
+
+On prize k it bids k+1, except on the top prize n, where it bids 1.  Against the
+bid-the-prize bot it wins every prize but the top one: n(n-1)/2 points against n.
+
+The card is always in the hand: the policy maps prizes to cards one to one (prize k to
+card k+1 for k < n, prize n to card 1, a permutation of 1..n), and every prize comes up
+exactly once, so every card is called for exactly once and cannot have been bid before.
+
+Usage: prize_plus_one.py [SEED]   (the seed is accepted and unused: the bot is deterministic)
+"""
+
+import pathlib
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+
+from protocol import bidding_wars as wire
+
+
+def choose(request: wire.Request) -> int:
+    card = 1 if request.prize == request.n else request.prize + 1
+    assert card in request.hand, "impossible: see the module docstring"
+    return card
+
+
+def main() -> None:
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        if not line.startswith(b"bid "):
+            continue  # reveal and end lines need no answer
+        out.write(wire.encode_bid(choose(wire.parse_request(line))))
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

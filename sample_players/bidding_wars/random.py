@@ -1,0 +1,34 @@
+#!/usr/bin/env python3
+"""Bidding Wars sample bot: bids a uniformly random card from its hand.
+
+Usage: random.py [SEED]   (default seed 0, so runs are reproducible)
+
+Answers every ``bid`` line with one card and ignores the ``reveal`` and ``end`` lines.
+"""
+
+import pathlib
+import sys
+
+# This file is called random.py, and Python puts its directory first on the import path:
+# `import random` would import this very file.  Replace that entry with the repository
+# root, which is also where `protocol` lives.
+sys.path[0] = str(pathlib.Path(__file__).resolve().parents[2])
+
+import random  # noqa: E402
+
+from protocol import bidding_wars as wire  # noqa: E402
+
+
+def main() -> None:
+    rng = random.Random(int(sys.argv[1]) if len(sys.argv) > 1 else 0)
+    out = sys.stdout.buffer
+    for line in sys.stdin.buffer:
+        if not line.startswith(b"bid "):
+            continue  # reveal and end lines need no answer
+        request = wire.parse_request(line)
+        out.write(wire.encode_bid(rng.choice(request.hand)))
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()
