@@ -29,6 +29,9 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     file_size_bytes: int = 64 * MiB
     #: RLIMIT_NOFILE.
     open_files: int = 256
+    #: RLIMIT_NPROC (processes and threads), applied only when the bot has a uid of its
+    #: own: the kernel counts per uid, so under a shared uid it would count the referee.
+    processes: int = 512
     #: Longest reply line; longer is a protocol fault, never unbounded memory.
     max_line_bytes: int = 4096
     #: Bytes of stderr kept per bot: the first half and the last half.
@@ -53,6 +56,7 @@ class LimitsOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     address_space_bytes: int | None = None
     file_size_bytes: int | None = None
     open_files: int | None = None
+    processes: int | None = None
     max_line_bytes: int | None = None
     stderr_bytes: int | None = None
     exit_s: float | None = None

@@ -319,17 +319,73 @@ class Match:
         # A bot that died and was not restarted takes the game's penalty each time it is
         # due to act (Yahtzee: the game is forfeited; dice poker: it folds).
         decision = 0
-        while not state.is_terminal():
-            for event in state.drain_events():
-                await self._tell(
-                    state, seated, event.seat, event.line, event.expects_reply, index, decision, outcome
-                )
-            actors = state.to_act()
-            if len(actors) == 1:
-                seat = actors[0]
-                await self._decide(state, seat, seated[seat], index, decision, outcome)
-            else:
+        moves = outcome.moves
+        # The hot loop: one seat at a time, inlined, with the state's methods bound once.
+        is_terminal, drain_events, to_act = state.is_terminal, state.drain_events, state.to_act
+        request, decode, illegal, apply = state.request, state.decode, state.illegal, state.apply
+        while not is_terminal():
+            events = drain_events()
+            if events:
+                for event in events:
+                    await self._tell(
+                        state, seated, event.seat, event.line, event.expects_reply, index, decision, outcome
+                    )
+            actors = to_act()
+            if len(actors) != 1:
                 await self._decide_together(state, actors, seated, index, decision, outcome)
+                decision += 1
+                continue
+            seat = actors[0]
+            player = seated[seat]
+            bot = player.bot
+            if bot is None or bot.death is not None:
+                self._penalize(state, seat, player, self._down_fault(player, index, decision), outcome)
+                decision += 1
+                continue
+            line = request(seat)
+            try:
+                reply = await bot.request(line)
+            except BotFault as fault:
+                self._fault(
+                    state,
+                    seat,
+                    player,
+                    fault.verdict,
+                    fault.detail,
+                    line,
+                    fault.reply,
+                    index,
+                    decision,
+                    outcome,
+                )
+            else:
+                try:
+                    action = decode(seat, reply)
+                except ProtocolError as exc:
+                    self._fault(
+                        state, seat, player, Verdict.PROTOCOL, str(exc), line, reply, index, decision, outcome
+                    )
+                else:
+                    reason = illegal(seat, action)
+                    if reason is None:
+                        apply(seat, action)
+                        if moves is not None:
+                            moves.append(
+                                [seat, line[:-1].decode("ascii", "replace"), reply.decode("utf-8", "replace")]
+                            )
+                    else:
+                        self._fault(
+                            state,
+                            seat,
+                            player,
+                            Verdict.ILLEGAL,
+                            reason,
+                            line,
+                            reply,
+                            index,
+                            decision,
+                            outcome,
+                        )
             decision += 1
         for event in state.drain_events():
             await self._tell(
@@ -340,23 +396,6 @@ class Match:
         if outcome.moves is not None:  # only the log needs it
             outcome.summary = state.summary()
         return outcome
-
-    async def _decide(
-        self, state: GameState, seat: int, player: Player, game: int, decision: int, outcome: GameOutcome
-    ) -> None:
-        bot = player.bot
-        if bot is None or bot.death is not None:
-            self._penalize(state, seat, player, self._down_fault(player, game, decision), outcome)
-            return
-        line = state.request(seat)
-        try:
-            reply = await bot.request(line)
-        except BotFault as fault:
-            self._fault(
-                state, seat, player, fault.verdict, fault.detail, line, fault.reply, game, decision, outcome
-            )
-            return
-        self._judge(state, seat, player, line, reply, game, decision, outcome)
 
     def _judge(
         self,
@@ -488,9 +527,13 @@ class Match:
     def _penalize(
         self, state: GameState, seat: int, player: Player, forfeit: Forfeit, outcome: GameOutcome
     ) -> None:
-        """A seat whose bot is down: the game's penalty in place of its decision."""
+        """A seat whose bot is down: the game's penalty in place of its decision.
+
+        The record keeps what stopped the bot; the game is always told a verdict that
+        ``kills``, since the process is gone even when it was stopped for hanging.
+        """
         self._record(player, forfeit, outcome)
-        state.penalize(seat, forfeit.verdict)
+        state.penalize(seat, forfeit.verdict if forfeit.verdict.kills else Verdict.CRASH)
 
     def _down_fault(self, player: Player, game: int, decision: int = -1) -> Forfeit:
         bot = player.bot

@@ -184,7 +184,7 @@ class BotProcess:
                 cwd=self._workdir,
                 env=env,
                 start_new_session=True,
-                preexec_fn=sandbox.preexec(limits, self.layer),
+                preexec_fn=sandbox.preexec(limits, self.layer, own_uid=jail.uid is not None),
                 close_fds=True,
                 **as_user,
             )

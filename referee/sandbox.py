@@ -289,13 +289,15 @@ def rlimits_for(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
     return out
 
 
-def preexec(limits: Limits, layer: Layer = Layer.RLIMITS) -> Callable[[], None]:
+def preexec(limits: Limits, layer: Layer = Layer.RLIMITS, own_uid: bool = False) -> Callable[[], None]:
     """The function run in the child between fork and exec.
 
     It only makes system calls (no locks, no imports), which keeps it safe to run
     after fork.
     """
     pairs = rlimits_for(limits) if layer is not Layer.NONE else []
+    if own_uid and layer is not Layer.NONE:
+        pairs.append((resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
     setrlimit = resource.setrlimit
     linux = sys.platform.startswith("linux") and layer is not Layer.NONE
 

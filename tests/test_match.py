@@ -156,3 +156,26 @@ def test_wrong_number_of_bots(tmp_path, built_samples):
     competent = resolve(str(built_samples / "yahtzee/bin/competent"))
     with pytest.raises(MatchError, match="2–2 bots"):
         Match(games.get("yahtzee")(), [competent] * 3, MatchConfig(game="yahtzee"))
+
+
+def test_a_bot_stopped_for_hanging_leaves_a_liars_dice_game(built_samples, script_bot, tmp_path):
+    """Seed 001: a timeout costs a die; a bot that is gone is out of the game.
+
+    The bot answers once, then hangs: its first timeout costs a die, its second (still
+    owing the first reply) stops it, and from then on the game must treat it as gone —
+    out of the game at once, not losing its remaining dice one turn at a time.
+    """
+    hang = script_bot(
+        "import sys, time\n"
+        "line = sys.stdin.readline()\n"
+        "print('challenge' if line.split('bids')[1].strip() else 'bid 1 2', flush=True)\n"
+        "time.sleep(3600)\n",
+        "hang",
+    )
+    prob = f"python3 {built_samples}/liars_dice/probabilistic.py"
+    specs = unique_names(resolve(b) for b in [hang, prob, prob])
+    cfg = MatchConfig(game="liars-dice", games=1, seed=4, pin=False, sandbox="rlimits", stderr_dir=str(tmp_path))
+    result = trio.run(Match(games.get("liars-dice")(), specs, cfg).run)
+    hung = next(p for p in result.players if p["name"] == "hang")
+    assert hung["forfeits"] == {"timeout": 3}  # a die per timeout, then its last 3 dice at once
+    assert "not running since game 0" in hung["forfeit_details"][2]["detail"]

@@ -102,9 +102,12 @@ class GameState(abc.ABC):
         """Apply the game's penalty for ``verdict`` in place of ``seat``'s decision.
 
         Called only while ``seat`` is in ``to_act()``: for a faulty reply, or because the
-        seat's bot is no longer running (then ``verdict`` is the one that ended it).
+        seat's bot is no longer running — then ``verdict.kills`` is true (the verdict
+        that ended it, or ``CRASH`` for a bot stopped because it hung).
         A penalty that takes the seat out of the game must also take it out of
-        ``to_act()`` for the rest of the game.
+        ``to_act()`` for the rest of the game.  In a simultaneous step the referee
+        judges every seat of the step (``apply`` or ``penalize``) in seat order, so a
+        state ends the game only once the whole step is judged.
         """
 
     def drain_events(self) -> list[Event]:

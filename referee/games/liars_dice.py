@@ -1,0 +1,386 @@
+"""Liar's Dice rules (seed 001): 2–6 seats, five dice each, ones wild, last with dice wins.
+
+A game is a series of *rounds*.  In a round every seat with dice rolls them in secret;
+then, starting with the round's first seat and going round the table (skipping seats
+that are out), each seat either bids higher than the last bid or challenges it::
+
+    new round ──► bid ──► bid ──► ... ──► challenge ──► one seat loses a die ──► new round
+                   ▲  (first turn: a bid only)             │ (or a penalty)
+                   └─────────────────────────────────────────┘
+
+* A bid is a quantity and a face 2..6: "at least this many dice on the table show this
+  face", the ones counting too ("All 1's are wild").  A higher bid is a higher quantity,
+  or the same quantity and a higher face; the quantity can't exceed the dice in play.
+* A challenge ends the round: "If the bid is valid, the challenger loses a die.
+  Otherwise, the bidder loses a die."  The loser starts the next round; "When a bot loses
+  its last die, it leaves play and the next round starts with the next bot in line."
+* A seat whose bot fails (timeout, illegal or unparseable reply) loses the round, that
+  is a die, and starts the next round; a bot whose process died (crash, CPU, memory,
+  startup) loses all its dice: it is out of this game (the match restarts it for the next).
+* "The last bot with dice wins the game and gains a point."
+
+Seats are ranked by how long they lasted: the winner 1st, the last seat eliminated 2nd,
+..., the first eliminated last.
+
+The referee calls :meth:`request`, :meth:`decode`, :meth:`illegal` and :meth:`apply` for
+every decision, so the state keeps everything pre-encoded: hands come from import-time
+tables (dice, their wire token and per-face matching counts), each seat's request head is
+built once per round, and each bid appends one cached token to the round's bid list.
+The wire format itself lives in :mod:`protocol.liars_dice`.
+"""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Sequence
+from typing import Any
+
+from protocol import liars_dice as wire
+from protocol.liars_dice import CHALLENGE, Bid
+from referee.games.base import DeadBot, Event, Game, GameState
+from referee.limits import GiB, Limits
+from referee.verdict import ProtocolError, Verdict
+
+MAX_SEATS = 6
+_MAX_DICE = MAX_SEATS * wire.DICE_PER_SEAT
+
+# ---------------------------------------------------------------- import-time tables
+
+
+class _Hand:
+    """One seat's roll: sorted dice, the wire token, and matching counts per bid face."""
+
+    __slots__ = ("dice", "matching", "token")
+
+    def __init__(self, dice: tuple[int, ...]) -> None:
+        self.dice = dice
+        self.token = wire.encode_hand(dice)
+        #: ``matching[f]``: dice that count for a bid on face f (f itself or a wild one).
+        self.matching = tuple(wire.matching(dice, f) for f in range(7))
+
+
+# ``_ROLLS[k][r]`` for r < 6**k is the hand of k dice whose faces are r's base-6 digits;
+# a uniform r is a uniform roll.  Equal multisets share one _Hand (462 of them).
+_ROLL_BITS = 13  # 2**13 > 6**5
+_ROLLS: list[list[_Hand]] = []
+_ROLL_LIMIT: list[int] = []  # draws at or above this are redrawn, so r % 6**k is uniform
+_shared: dict[tuple[int, ...], _Hand] = {}
+for _k in range(wire.DICE_PER_SEAT + 1):
+    _table = []
+    for _faces in itertools.product(range(1, 7), repeat=_k):
+        _key = tuple(sorted(_faces))
+        _table.append(_shared.setdefault(_key, _Hand(_key)))
+    _ROLLS.append(_table)
+    _ROLL_LIMIT.append((1 << _ROLL_BITS) // len(_table) * len(_table))
+del _k, _table, _faces, _key
+
+#: ``_BID_TOKEN[seat][quantity][face]``: the bid's token in a request, with its space.
+_BID_TOKEN = [
+    [[b" %d:%d:%d" % (s, q, f) for f in range(7)] for q in range(_MAX_DICE + 1)] for s in range(MAX_SEATS)
+]
+#: ``_ACT[seat]``: the to_act() answer, built once.
+_ACT = [(s,) for s in range(MAX_SEATS)]
+_NOBODY: tuple[int, ...] = ()
+#: Replies seen before and what they decode to (a reply's meaning never depends on the
+#: state).  Bots repeat a few hundred distinct lines; the size bound stops a flood of
+#: distinct garbage from growing it.
+_DECODED: dict[bytes, wire.Action] = {}
+_DECODED_MAX = 4096
+
+
+def _roll(bits: Any, k: int) -> _Hand:
+    r = bits(_ROLL_BITS)
+    limit = _ROLL_LIMIT[k]
+    while r >= limit:
+        r = bits(_ROLL_BITS)
+    table = _ROLLS[k]
+    return table[r % len(table)]
+
+
+# ---------------------------------------------------------------- state
+
+
+class LiarsDiceState(GameState):
+    """One game.  Seat 0 starts the first round."""
+
+    __slots__ = (
+        "_bid",
+        "_bidder",
+        "_bids",
+        "_bids_wire",
+        "_bits",
+        "_counts",
+        "_counts_wire",
+        "_eliminated",
+        "_events",
+        "_hands",
+        "_heads",
+        "_in_play",
+        "_n",
+        "_over",
+        "_rounds",
+        "_starter",
+        "_to_act",
+        "_turn",
+    )
+
+    def __init__(self, seats: int, rng: random.Random) -> None:
+        self._n = seats
+        self._bits = rng.getrandbits
+        self._counts = [wire.DICE_PER_SEAT] * seats
+        self._in_play = seats * wire.DICE_PER_SEAT
+        self._eliminated: list[int] = []  # first out first
+        self._events: list[Event] = []
+        self._over = False
+        #: Finished rounds for summary(): (starter, hands, bids, how it ended).
+        self._rounds: list[tuple[int, list[_Hand | None], list[tuple[int, Bid]], tuple[Any, ...]]] = []
+        self._start_round(0)
+
+    @classmethod
+    def from_round(
+        cls,
+        hands: Sequence[Sequence[int]],
+        starter: int = 0,
+        rng: random.Random | None = None,
+    ) -> LiarsDiceState:
+        """A game whose current round has these dice (``[]`` for a seat that is out).
+
+        ``starter`` makes the first decision; later rounds draw from ``rng`` (a fixed seed
+        if None).  For tests and for replaying a logged round.
+        """
+        if not 2 <= len(hands) <= MAX_SEATS:
+            raise ValueError(f"2..{MAX_SEATS} seats, not {len(hands)}")
+        if any(len(h) > wire.DICE_PER_SEAT or any(not 1 <= d <= 6 for d in h) for h in hands):
+            raise ValueError(f"not valid hands: {hands}")
+        if not hands[starter] or sum(1 for h in hands if h) < 2:
+            raise ValueError("the starter and at least one other seat need dice")
+        state = cls(len(hands), rng or random.Random(0))
+        state._counts = [len(h) for h in hands]
+        state._in_play = sum(state._counts)
+        state._eliminated = [s for s, h in enumerate(hands) if not h]
+        state._start_round(starter)
+        state._hands = [_shared[tuple(sorted(h))] if h else None for h in hands]
+        return state
+
+    # -- phases --
+
+    def _start_round(self, starter: int) -> None:
+        """Roll every seat's dice; ``starter`` makes the first bid."""
+        bits = self._bits
+        self._hands = [_roll(bits, c) if c else None for c in self._counts]
+        self._counts_wire = b" ".join(b"%d" % c for c in self._counts)
+        self._heads: list[bytes | None] = [None] * self._n
+        self._bids: list[tuple[int, Bid]] = []
+        self._bids_wire = b""
+        self._bid: Bid | None = None
+        self._bidder = -1
+        self._starter = starter
+        self._turn = starter
+        self._to_act = _ACT[starter]
+
+    def _next_in_line(self, seat: int) -> int:
+        """The next seat after ``seat`` (round the table) that still has dice."""
+        counts, n = self._counts, self._n
+        s = seat
+        while True:
+            s = s + 1 if s + 1 < n else 0
+            if counts[s]:
+                return s
+
+    def _end_round(self, loser: int, dice_lost: int, head: bytes, ending: tuple[Any, ...]) -> None:
+        """``loser`` loses ``dice_lost`` dice; everyone sees the dice; next round or the end."""
+        hands = self._hands
+        line = head + b" hands " + b" ".join(h.token if h else b"-" for h in hands) + b"\n"
+        self._events.extend(Event(s, line) for s in range(self._n))
+        self._rounds.append((self._starter, hands, self._bids, ending))
+        counts = self._counts
+        counts[loser] -= dice_lost
+        self._in_play -= dice_lost
+        if counts[loser] == 0:
+            self._eliminated.append(loser)
+        if len(self._eliminated) == self._n - 1:
+            self._over = True
+            self._to_act = _NOBODY
+            line = wire.encode_result(self.winner, self._eliminated)
+            self._events.extend(Event(s, line) for s in range(self._n))
+            return
+        # "the player who lost a die in the last round starts the next round", or, if it
+        # left play, "the next bot in line".
+        self._start_round(loser if counts[loser] else self._next_in_line(loser))
+
+    # -- the referee's per-decision calls (hot path) --
+
+    def to_act(self) -> Sequence[int]:
+        return self._to_act
+
+    def request(self, seat: int) -> bytes:
+        head = self._heads[seat]
+        if head is None:
+            hand = self._hands[seat]
+            assert hand is not None, "a seat without dice is never asked"
+            head = b"turn %d counts %s dice %s bids" % (seat, self._counts_wire, hand.token)
+            self._heads[seat] = head
+        return head + self._bids_wire + b"\n"
+
+    def decode(self, seat: int, reply: bytes) -> wire.Action:
+        action = _DECODED.get(reply)
+        if action is not None:
+            return action
+        try:
+            action = wire.decode_action(reply)
+        except ValueError as exc:
+            raise ProtocolError(str(exc)) from None
+        if len(_DECODED) < _DECODED_MAX and len(reply) <= 32:
+            _DECODED[reply] = action
+        return action
+
+    def illegal(self, seat: int, action: wire.Action) -> str | None:
+        if seat != self._turn or self._over:
+            return wire.NOT_YOUR_TURN
+        if action is CHALLENGE:
+            return None if self._bid is not None else wire.FIRST_TURN_CHALLENGE
+        quantity, face = action
+        if 2 <= face <= 6 and 1 <= quantity <= self._in_play and (self._bid is None or action > self._bid):
+            return None
+        return wire.illegal_reason(self._in_play, self._bid, action)  # says which rule, slowly
+
+    def apply(self, seat: int, action: wire.Action) -> None:
+        if action is CHALLENGE:
+            self._challenge(seat)
+            return
+        self._bids.append((seat, action))
+        self._bid = action
+        self._bidder = seat
+        self._bids_wire += _BID_TOKEN[seat][action.quantity][action.face]
+        self._turn = turn = self._next_in_line(seat)
+        self._to_act = _ACT[turn]
+
+    def _challenge(self, challenger: int) -> None:
+        """Count the dice against the bid: "If the bid is valid, the challenger loses a die."""
+        bid, bidder = self._bid, self._bidder
+        assert bid is not None
+        face = bid.face
+        count = sum(h.matching[face] for h in self._hands if h is not None)
+        loser = challenger if count >= bid.quantity else bidder
+        head = b"reveal %d %d %d %d %d %d" % (challenger, bidder, bid.quantity, face, count, loser)
+        self._end_round(loser, 1, head, ("challenge", challenger, bidder, count, loser))
+
+    def penalize(self, seat: int, verdict: Verdict) -> None:
+        """The seat loses the round (a die), or all its dice if its bot's process is gone.
+
+        Seed: "Bots will lose a round (and therefore a die) automatically in three
+        circumstances: Timeouts, Exceptions, and Invalid Decisions."  A dead process cannot
+        play on, so it leaves this game at once instead of losing a die per turn.
+        """
+        if self._over or not self._counts[seat]:
+            return
+        lost = self._counts[seat] if verdict.kills else 1
+        head = b"penalty %d %s %d" % (seat, verdict.value.encode(), lost)
+        self._end_round(seat, lost, head, ("penalty", seat, verdict.value, lost))
+
+    def drain_events(self) -> list[Event]:
+        events = self._events
+        if events:
+            self._events = []
+        else:
+            events = []  # never hand out the list we append to
+        return events
+
+    # -- results --
+
+    def is_terminal(self) -> bool:
+        return self._over
+
+    @property
+    def winner(self) -> int | None:
+        """The last seat with dice, once the game is over."""
+        if not self._over:
+            return None
+        return next(s for s in range(self._n) if self._counts[s])
+
+    def scores(self) -> list[float]:
+        """One point to the winner ("gains a point in the overall tournament")."""
+        winner = self.winner
+        return [1.0 if s == winner else 0.0 for s in range(self._n)]
+
+    def ranks(self) -> list[int]:
+        """1 for each seat still with dice (the winner, at the end); then the later a seat
+        was eliminated, the better its rank."""
+        n = self._n
+        ranks = [1] * n
+        for order, seat in enumerate(self._eliminated):
+            ranks[seat] = n - order
+        return ranks
+
+    def summary(self) -> dict[str, Any]:
+        """Everything a replay needs: each round's dice, bids and how it ended."""
+        rounds = []
+        for starter, hands, bids, ending in self._rounds:
+            record: dict[str, Any] = {
+                "starter": starter,
+                "dice": [list(h.dice) if h else [] for h in hands],
+                "bids": [[s, b.quantity, b.face] for s, b in bids],
+            }
+            if ending[0] == "challenge":
+                _, challenger, bidder, count, loser = ending
+                record["challenge"] = {
+                    "challenger": challenger,
+                    "bidder": bidder,
+                    "count": count,
+                    "loser": loser,
+                }
+            else:
+                _, seat, verdict, lost = ending
+                record["penalty"] = {"seat": seat, "verdict": verdict, "dice_lost": lost}
+            rounds.append(record)
+        return {"winner": self.winner, "eliminated": list(self._eliminated), "rounds": rounds}
+
+    # -- inspection (tests, replays) --
+
+    @property
+    def turn(self) -> int:
+        """The seat to decide now."""
+        return self._turn
+
+    @property
+    def starter(self) -> int:
+        """The seat that made (or makes) the first bid of the current round."""
+        return self._starter
+
+    @property
+    def counts(self) -> tuple[int, ...]:
+        return tuple(self._counts)
+
+    @property
+    def dice_in_play(self) -> int:
+        return self._in_play
+
+    @property
+    def current_bid(self) -> Bid | None:
+        return self._bid
+
+    @property
+    def eliminated(self) -> tuple[int, ...]:
+        return tuple(self._eliminated)
+
+    def hand(self, seat: int) -> tuple[int, ...]:
+        """The seat's dice this round, ascending (empty when it is out)."""
+        hand = self._hands[seat]
+        return hand.dice if hand else ()
+
+
+class LiarsDice(Game):
+    name = "liars-dice"
+    title = "Liar's Dice (seed 001): 2-6 seats, five dice each, ones wild, last with dice wins"
+    seats = range(2, MAX_SEATS + 1)
+    default_seats = 4
+    #: The seed: 50 ms per decision.  Ours: 10 s to start, 1 GiB; no CPU budget per match,
+    #: since the seed bounds time per decision only and matches vary in length.
+    limits = Limits(startup_s=10.0, decision_s=0.05, cpu_s=None, memory_bytes=1 * GiB)
+    dead_bot = DeadBot.RESTART
+
+    def new_state(self, seats: int, rng: random.Random) -> LiarsDiceState:
+        if seats not in self.seats:
+            raise ValueError(f"liars-dice is played by 2..{MAX_SEATS} seats, not {seats}")
+        return LiarsDiceState(seats, rng)

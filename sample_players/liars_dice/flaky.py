@@ -1,0 +1,53 @@
+#!/usr/bin/env python3
+"""Liar's Dice sample bot that misbehaves on purpose, to show the penalties.
+
+It plays like a cautious random player (the lowest legal bid, or a challenge with
+probability 0.3), but:
+
+* ``--slow-every N``: every N-th request it sleeps 65 ms before answering, over the
+  seed's 50 ms limit (a timeout: it loses a die and plays on);
+* ``--crash-at N``: its process exits at its N-th request (a crash: it is out of that
+  game and the referee restarts it for the next one, where it counts from 1 again).
+
+Usage: flaky.py [--slow-every N] [--crash-at N] [SEED]   (default seed 0)
+"""
+
+import argparse
+import pathlib
+import random
+import sys
+import time
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+
+from protocol import liars_dice as wire
+
+SLOW_S = 0.065
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--slow-every", type=int, default=0)
+    parser.add_argument("--crash-at", type=int, default=0)
+    parser.add_argument("seed", type=int, nargs="?", default=0)
+    args = parser.parse_args()
+    rng = random.Random(args.seed)
+    out = sys.stdout.buffer
+    asked = 0
+    for line in sys.stdin.buffer:
+        if not line.startswith(b"turn "):
+            continue  # reveal / penalty / result: no answer expected
+        asked += 1
+        if args.crash_at and asked == args.crash_at:
+            sys.exit(3)
+        if args.slow_every and asked % args.slow_every == 0:
+            time.sleep(SLOW_S)
+        turn = wire.parse_request(line)
+        bids = wire.legal_bids(turn.dice_in_play, turn.current)
+        challenge = turn.current is not None and (not bids or rng.random() < 0.3)
+        out.write(wire.encode_action(wire.CHALLENGE if challenge else bids[0]))
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()
