@@ -28,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import NamedTuple
 
+from protocol.lines import decode_integer
+
 __all__ = [
     "BID",
     "END",
@@ -178,10 +180,6 @@ def encode_bid(card: int) -> bytes:
     return b"%d\n" % card
 
 
-_SPACE = b" \t"
-_DIGITS_MAX = 4000  # below CPython's int/str conversion limit (4300 digits)
-
-
 def decode_bid(line: bytes | str) -> int:
     """Parse a reply line (without its ``\\n``) into the card bid.
 
@@ -190,36 +188,4 @@ def decode_bid(line: bytes | str) -> int:
     with a readable reason.  Any integer is returned exactly, however large: whether it
     is a card in the bidder's hand is for the rules to judge.
     """
-    if isinstance(line, str):
-        try:
-            line = line.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError(f"reply is not valid text: {line[:60]!r}") from None
-    if line.isdigit() and len(line) <= 18:
-        return int(line)
-    raw = line
-    if line.endswith(b"\r"):
-        line = line[:-1]
-    line = line.strip(_SPACE)
-    negative = line.startswith(b"-")
-    digits = line[1:] if negative else line
-    if not digits.isdigit():  # bytes.isdigit: ASCII digits only, False when empty
-        if not raw.strip(b" \t\r"):
-            raise ValueError("empty reply: expected a card (an integer)")
-        if not raw.isascii():
-            raise ValueError(f"reply is not a card number (non-ASCII bytes): {_show(raw)}")
-        raise ValueError(f"reply is not a card number: {_show(raw)}")
-    digits = digits.lstrip(b"0") or b"0"
-    if len(digits) <= _DIGITS_MAX:
-        value = int(digits)
-    else:  # exact, without tripping the int/str conversion limit
-        value = 0
-        for i in range(0, len(digits), _DIGITS_MAX):
-            chunk = digits[i : i + _DIGITS_MAX]
-            value = value * 10 ** len(chunk) + int(chunk)
-    return -value if negative else value
-
-
-def _show(raw: bytes, limit: int = 60) -> str:
-    text = repr(raw[:limit])
-    return text + f"… ({len(raw)} bytes)" if len(raw) > limit else text
+    return decode_integer(line, "a card (an integer)", noun="a card number")

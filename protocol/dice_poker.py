@@ -34,6 +34,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from protocol.lines import integer_token
+
 __all__ = [
     "BET_MAX",
     "BET_MIN",
@@ -139,9 +141,6 @@ def encode_reply(decision: int) -> bytes:
     return b"%d\n" % decision
 
 
-_SPACE = b" \t"
-
-
 def decode_reply(line: bytes | str) -> int:
     """Parse a bot's answer (without its ``\\n``) into :data:`FOLD` or :data:`RAISE`.
 
@@ -150,25 +149,5 @@ def decode_reply(line: bytes | str) -> int:
     digits is as cheap as ``1``.  Anything that is not an integer raises
     :class:`ValueError` with a readable reason.
     """
-    if isinstance(line, str):
-        try:
-            line = line.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError(f"reply is not valid text: {line[:60]!r}") from None
-    raw = line
-    if line.endswith(b"\r"):
-        line = line[:-1]
-    line = line.strip(_SPACE)
-    digits = line[1:] if line.startswith(b"-") else line
-    if not digits.isdigit():  # bytes.isdigit: ASCII digits only, and False when empty
-        if not raw.strip(b" \t\r"):
-            raise ValueError("empty reply: expected an integer (0 = fold, non-zero = raise/call)")
-        if not raw.isascii():
-            raise ValueError(f"reply is not an integer (non-ASCII bytes): {_show(raw)}")
-        raise ValueError(f"reply is not an integer: {_show(raw)}")
+    _, digits = integer_token(line, "an integer (0 = fold, non-zero = raise/call)")
     return RAISE if digits.strip(b"0") else FOLD
-
-
-def _show(raw: bytes, limit: int = 60) -> str:
-    text = repr(raw[:limit])
-    return text + f"… ({len(raw)} bytes)" if len(raw) > limit else text

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from protocol.lines import decode_integer
+
 __all__ = [
     "BONUS",
     "CARD_LEN",
@@ -146,10 +148,6 @@ def hold(mask: int) -> int:
     return mask << 1 | 1
 
 
-_SPACE = b" \t"
-_DIGITS_MAX = 4000  # below CPython's int/str conversion limit (4300 digits)
-
-
 def decode_action(line: bytes | str) -> int:
     """Parse a reply line (without its ``\\n``) into an integer action.
 
@@ -158,39 +156,7 @@ def decode_action(line: bytes | str) -> int:
     with a readable reason.  A number that parses is returned however large it is; the
     rules then judge it (any integer outside 0..63 is illegal, not malformed).
     """
-    if isinstance(line, str):
-        try:
-            line = line.encode("utf-8")
-        except UnicodeEncodeError:
-            raise ValueError(f"reply is not valid text: {line[:60]!r}") from None
-    if line.isdigit() and len(line) <= 18:
-        return int(line)
-    raw = line
-    if line.endswith(b"\r"):
-        line = line[:-1]
-    line = line.strip(_SPACE)
-    negative = line.startswith(b"-")
-    digits = line[1:] if negative else line
-    if not digits.isdigit():  # bytes.isdigit: ASCII digits only, False when empty
-        if not raw.strip(b" \t\r"):
-            raise ValueError("empty reply: expected an action (an integer 0..63)")
-        if not raw.isascii():
-            raise ValueError(f"reply is not an integer (non-ASCII bytes): {_show(raw)}")
-        raise ValueError(f"reply is not an integer: {_show(raw)}")
-    digits = digits.lstrip(b"0") or b"0"
-    if len(digits) <= _DIGITS_MAX:
-        value = int(digits)
-    else:  # exact, without tripping the int/str conversion limit
-        value = 0
-        for i in range(0, len(digits), _DIGITS_MAX):
-            chunk = digits[i : i + _DIGITS_MAX]
-            value = value * 10 ** len(chunk) + int(chunk)
-    return -value if negative else value
-
-
-def _show(raw: bytes, limit: int = 60) -> str:
-    text = repr(raw[:limit])
-    return text + f"… ({len(raw)} bytes)" if len(raw) > limit else text
+    return decode_integer(line, "an action (an integer 0..63)")
 
 
 # --------------------------------------------------------------------------- scoring

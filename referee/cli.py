@@ -51,11 +51,10 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"referee {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
 
-    names = ", ".join(f"{name} ({cls.title})" for name, cls in games.available().items())
     match = sub.add_parser(
         "match",
         help="play a match between bots",
-        description="Play GAMES games between the bots and print the results. Games: " + names,
+        description="Play GAMES games between the bots and print the results. `referee games` lists the games.",
     )
     match.add_argument(
         "bots", nargs="+", metavar="BOT", help="executable, quoted command, or directory with bot.toml"
