@@ -153,10 +153,16 @@ class Jail:
         return ", ".join(parts)
 
 
-def _installation(program: str) -> str:
-    """The directory tree an absolute program needs: its prefix for ``.../bin/prog``."""
-    real = Path(os.path.realpath(program))
-    return str(real.parent.parent if real.parent.name == "bin" else real.parent)
+def _installations(program: str) -> set[str]:
+    """The directory trees an absolute program needs: the prefix (``X`` for
+    ``X/bin/prog``) of the path as named and of the file it resolves to — a
+    virtualenv's ``python`` is a symlink into the base installation, and both hold
+    parts of it (``pyvenv.cfg`` and site-packages; the standard library)."""
+
+    def prefix(path: Path) -> str:
+        return str(path.parent.parent if path.parent.name == "bin" else path.parent)
+
+    return {prefix(Path(os.path.abspath(program))), prefix(Path(os.path.realpath(program)))}
 
 
 def cannot_exec(argv: list[str], path: str) -> str | None:
@@ -210,7 +216,7 @@ def jail(argv: list[str], home: str, workdir: str, layer: Layer) -> Jail:
     visible = {home, PROTOCOL_DIR}
     for word in files:
         if not word.startswith(tuple(d + "/" for d in (home, *SYSTEM_DIRS))):
-            visible.add(_installation(word) if word == argv[0] else str(Path(word).parent))
+            visible |= _installations(word) if word == argv[0] else {str(Path(word).parent)}
     for path in sorted(visible):
         binds += ["--ro-bind", path, path]
     # bwrap runs as the bot's uid, so it can only bind what a stranger may read.
