@@ -35,6 +35,13 @@ def _seconds_or_none(text: str) -> float:
     return value
 
 
+def _export(text: str) -> tuple[str, str]:
+    fmt, sep, path = text.partition("=")
+    if not sep or not fmt or not path:
+        raise argparse.ArgumentTypeError("expected FORMAT=PATH, e.g. phh=hands.phh")
+    return fmt, path
+
+
 def _mib_or_none(text: str) -> int:
     if text.lower() in {"none", "unlimited"}:
         return 1 << 62
@@ -66,6 +73,14 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--seed", type=int, help="match seed (default: random, printed)")
     match.add_argument("--json", metavar="PATH", help="write a JSON summary here")
     match.add_argument("--log", metavar="PATH", help="write one JSON line per game, enough to replay it")
+    match.add_argument(
+        "--export",
+        action="append",
+        default=[],
+        type=_export,
+        metavar="FORMAT=PATH",
+        help="also write every game in another format (holdem: phh)",
+    )
     match.add_argument("--stderr-dir", metavar="DIR", help="where each bot's captured stderr goes")
     match.add_argument("--recover", action="store_true", help="restart a crashed bot for the next game")
     match.add_argument(
@@ -167,6 +182,8 @@ def _print_table(result: MatchResult, elapsed: float, stderr_dir: Path) -> None:
         "µs/decision",
         "max ms",
     )
+    tally_keys = sorted({key for p in result.players for key in p.get("tallies", {})})
+    headers += tuple(key.replace("_", " ") for key in tally_keys)
     for header in headers:
         table.add_column(header, justify="left" if header in ("bot", "forfeits") else "right", no_wrap=True)
     for p in result.players:
@@ -183,6 +200,7 @@ def _print_table(result: MatchResult, elapsed: float, stderr_dir: Path) -> None:
             str(p["decisions"]),
             f"{p['mean_decision_us']:.1f}",
             f"{p['max_decision_us'] / 1e3:.1f}",
+            *(f"{p.get('tallies', {}).get(key, 0):g}" for key in tally_keys),
         )
     console.print(table)
     for p in result.players:
@@ -217,6 +235,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         sandbox=args.sandbox,
         limits=_limits_from(args),
         log_path=args.log,
+        exports=dict(args.export),
         stderr_dir=args.stderr_dir,
         options={
             k.removeprefix("option_"): v

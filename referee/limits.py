@@ -29,6 +29,9 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     file_size_bytes: int = 64 * MiB
     #: RLIMIT_NOFILE.
     open_files: int = 256
+    #: Size of each private tmpfs under bwrap (/tmp, /dev/shm, the working directory):
+    #: tmpfs pages are memory that RSS does not show, so each must be bounded.
+    disk_bytes: int = 256 * MiB
     #: RLIMIT_NPROC (processes and threads), applied only when the bot has a uid of its
     #: own: the kernel counts per uid, so under a shared uid it would count the referee.
     processes: int = 512
@@ -57,6 +60,7 @@ class LimitsOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     file_size_bytes: int | None = None
     open_files: int | None = None
     processes: int | None = None
+    disk_bytes: int | None = None
     max_line_bytes: int | None = None
     stderr_bytes: int | None = None
     exit_s: float | None = None

@@ -13,11 +13,12 @@ import contextlib
 import hashlib
 import os
 import random
+import secrets
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, TextIO
 
 import msgspec
 import psutil
@@ -51,6 +52,8 @@ class MatchConfig(msgspec.Struct, frozen=True):
     log_path: str | None = None
     stderr_dir: str | None = None
     options: dict[str, Any] = {}
+    #: Extra formats to write every game in: format name (from ``Game.exports``) -> path.
+    exports: dict[str, str] = {}
 
 
 class PlayerStats(msgspec.Struct):
@@ -73,6 +76,8 @@ class PlayerStats(msgspec.Struct):
     first_answer_ns_max: int = 0
     restarts: int = 0
     sandbox: str = ""
+    #: The game's own per-seat counts, summed (GameState.tallies, e.g. hands won).
+    tallies: dict[str, float] = {}
 
     def report(self) -> dict[str, Any]:
         """The summary fields for ``--json`` (means computed here)."""
@@ -96,6 +101,7 @@ class PlayerStats(msgspec.Struct):
             "first_answer_ms": self.first_answer_ns_max / 1e6,
             "restarts": self.restarts,
             "sandbox": self.sandbox,
+            **({"tallies": dict(self.tallies)} if self.tallies else {}),
         }
 
 
@@ -127,6 +133,7 @@ class GameOutcome:
     forfeits: list[tuple[str, Forfeit]] = field(default_factory=list)
     moves: list[list[Any]] | None = None
     summary: dict[str, Any] = field(default_factory=dict)
+    tallies: list[dict[str, float]] = field(default_factory=list)
 
 
 class MatchResult(msgspec.Struct):
@@ -185,13 +192,13 @@ class Match:
             Player(
                 spec=spec,
                 limits=game.limits.merged(spec.limits).merged(config.limits),
-                stats=PlayerStats(name=spec.name, forfeits={}, forfeit_details=[]),
+                stats=PlayerStats(name=spec.name, forfeits={}, forfeit_details=[], tallies={}),
             )
             for spec in specs
         ]
-        stderr_dir = (
-            Path(config.stderr_dir) if config.stderr_dir else Path(tempfile.mkdtemp(prefix="referee-stderr-"))
-        )
+        # Created only when a bot writes to stderr: long runs must not litter the disk.
+        default_dir = Path(tempfile.gettempdir()) / f"referee-stderr-{secrets.token_hex(4)}"
+        stderr_dir = Path(config.stderr_dir) if config.stderr_dir else default_dir
         self.stderr_dir = stderr_dir
         for player in self.players:
             player.stderr_path = stderr_dir / f"{player.spec.name}.stderr"
@@ -205,6 +212,11 @@ class Match:
         self.monitor = Monitor()
         self._nursery: trio.Nursery | None = None
         self._log: BinaryIO | None = None
+        self._exports: dict[str, tuple[TextIO, Callable[[dict[str, Any], list[str]], str]]] = {}
+        unknown = sorted(set(config.exports) - set(game.exports))
+        if unknown:
+            offered = ", ".join(game.exports) or "none"
+            raise MatchError(f"{game.name} cannot be exported as {', '.join(unknown)} (formats: {offered})")
         self._encoder = msgspec.json.Encoder()
 
     # ------------------------------------------------------------------ driving
@@ -393,8 +405,9 @@ class Match:
             )
         outcome.scores = state.scores()
         outcome.ranks = state.ranks()
-        if outcome.moves is not None:  # only the log needs it
+        if outcome.moves is not None or self._exports:  # only the log and exports need it
             outcome.summary = state.summary()
+        outcome.tallies = state.tallies()
         return outcome
 
     def _judge(
@@ -559,8 +572,11 @@ class Match:
         best = min(ranks)
         shared = ranks.count(best) > 1
         by_name = {p.spec.name: p for p in self.players}
-        for name, score, rank in zip(outcome.seats, outcome.scores, ranks, strict=True):
+        for seat, (name, score, rank) in enumerate(zip(outcome.seats, outcome.scores, ranks, strict=True)):
             stats = by_name[name].stats
+            if outcome.tallies:
+                for key, value in outcome.tallies[seat].items():
+                    stats.tallies[key] = stats.tallies.get(key, 0) + value
             stats.games += 1
             stats.score_total += score
             stats.rank_total += rank
@@ -587,17 +603,23 @@ class Match:
 
     @contextlib.contextmanager
     def _open_log(self) -> Iterator[None]:
-        if self.config.log_path is None:
-            yield
-            return
-        with open(self.config.log_path, "wb") as fh:
-            self._log = fh
+        """The JSON-lines log and the export files, open for the whole match."""
+        with contextlib.ExitStack() as stack:
+            if self.config.log_path is not None:
+                self._log = stack.enter_context(open(self.config.log_path, "wb"))
+            for fmt, path in self.config.exports.items():
+                fh = stack.enter_context(open(path, "w", encoding="utf-8"))
+                self._exports[fmt] = (fh, self.game.exports[fmt]())
             try:
                 yield
             finally:
                 self._log = None
+                self._exports = {}
 
     def _write_log(self, outcome: GameOutcome) -> None:
+        for fh, write in self._exports.values():
+            fh.write(write(outcome.summary, outcome.seats))
+            fh.flush()
         if self._log is None:
             return
         record = {

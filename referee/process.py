@@ -164,7 +164,7 @@ class BotProcess:
             self.death_detail = f"cannot start: {problem}"
             self._remove_workdir()
             raise BotFault(Verdict.STARTUP, self.death_detail)
-        jail = sandbox.jail(spec.argv, spec.home, self._workdir, self.layer)
+        jail = sandbox.jail(spec.argv, spec.home, self._workdir, self.layer, limits.disk_bytes)
         self.sandbox = jail.description
         self._uid = jail.uid
         if jail.env_path:
@@ -198,6 +198,7 @@ class BotProcess:
         for fd in (in_r, out_w, err_w):
             os.close(fd)
         self.pid = self._popen.pid
+        sandbox.LEADERS.add(self.pid)
         self._wfd, self._rfd, self._efd = in_w, out_r, err_r
         for fd in (self._wfd, self._rfd, self._efd):
             os.set_blocking(fd, False)
@@ -227,7 +228,7 @@ class BotProcess:
             await self._wait_exit(min(0.5, self.limits.exit_s))
         self._kill_tree()
         await self._wait_exit(self.limits.exit_s)
-        self._reap_escapees()
+        await self._reap_leftovers()
         self._stderr_scope.cancel()
         self._close_fd("_rfd")
         self._close_fd("_efd")
@@ -479,6 +480,7 @@ class BotProcess:
         return alive
 
     def _kill_tree(self) -> None:
+        """SIGKILL everything of the bot's: signals only, no waiting (reaping is in close)."""
         if self._popen is None:
             return
         procs = self._tree()  # before the leader dies and its children re-parent
@@ -487,45 +489,36 @@ class BotProcess:
         for proc in procs:
             with contextlib.suppress(psutil.Error):
                 proc.kill()  # psutil checks the pid was not reused
-        self._reap_escapees()
+        self._kill_escapees()
 
-    def _reap_escapees(self) -> None:
-        """Kill and reap descendants that left the group (setsid, double fork).
+    def _kill_escapees(self) -> None:
+        """SIGKILL descendants that left the group (setsid, double fork).
 
-        They carry the bot's token in their environment; as the subreaper (see
-        ``sandbox.become_subreaper``) the referee inherits them when orphaned.
+        They carry the bot's token in their environment, or run under the bot's uid;
+        as the subreaper (``sandbox.become_subreaper``) the referee inherits them when
+        they are orphaned, and :func:`sandbox.reap_orphans` collects them.
         """
         token = f"{sandbox.TOKEN_VAR}={self._token}".encode()
-        found = []
         try:
             candidates = psutil.Process().children(recursive=True)
         except psutil.Error:
             candidates = []
-        owned: set[int] = set()
-        if self._uid is not None:
-            # Everything the bot's uid owns is the bot's, wherever it went.
-            for proc in psutil.process_iter(["uids"]):
-                uids = proc.info["uids"]
-                if uids is not None and self._uid in (uids.real, uids.effective):
-                    owned.add(proc.pid)
-                    candidates.append(proc)
         for proc in candidates:
             if proc.pid == self.pid:
-                continue
-            if proc.pid in owned:
-                with contextlib.suppress(psutil.Error):
-                    proc.kill()
-                    found.append(proc)
                 continue
             try:
                 with open(f"/proc/{proc.pid}/environ", "rb") as fh:
                     if token in fh.read():
                         proc.kill()
-                        found.append(proc)
             except (OSError, psutil.Error):
                 continue
-        if found:
-            psutil.wait_procs(found, timeout=self.limits.exit_s)
+        if self._uid is not None:
+            # Everything the bot's uid owns is the bot's, wherever it went.
+            for proc in psutil.process_iter(["uids"]):
+                uids = proc.info["uids"]
+                if uids is not None and self._uid in (uids.real, uids.effective):
+                    with contextlib.suppress(psutil.Error):
+                        proc.kill()
 
     async def _wait_exit(self, timeout: float) -> None:
         """Reap the leader if it exits within ``timeout``; records status and CPU."""
@@ -536,8 +529,10 @@ class BotProcess:
                 try:
                     pid, status, usage = os.wait4(self.pid, os.WNOHANG)
                 except ChildProcessError:
+                    sandbox.LEADERS.discard(self.pid)
                     return
                 if pid:
+                    sandbox.LEADERS.discard(self.pid)
                     self.exit_status = status
                     self._popen.returncode = (
                         -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
@@ -545,6 +540,17 @@ class BotProcess:
                     self.cpu_s = max(self.cpu_s, usage.ru_utime + usage.ru_stime)
                     return
                 await trio.sleep(_EXIT_POLL_S)
+
+    async def _reap_leftovers(self) -> None:
+        """Wait (bounded, without blocking trio) until nothing of the bot is left."""
+        deadline = trio.current_time() + self.limits.exit_s
+        while True:
+            sandbox.reap_orphans()
+            left = [p for p in self._tree() if p.pid != self.pid]
+            if not left or trio.current_time() >= deadline:
+                return
+            self._kill_tree()
+            await trio.sleep(_EXIT_POLL_S)
 
     def _account_exit(self) -> None:
         if self.exit_status is None and self.death is None:

@@ -38,6 +38,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import psutil
+
 from referee.limits import Limits
 
 #: Environment variable carrying a per-bot random token; the final sweep finds escaped
@@ -91,6 +93,8 @@ def bwrap_works() -> bool:
         done = subprocess.run(probe, capture_output=True, timeout=10, check=False, **kwargs)
     except (OSError, subprocess.SubprocessError):
         return False
+    finally:
+        reap_orphans()  # bwrap's sandbox init re-parents to us when we are the subreaper
     return done.returncode == 0
 
 
@@ -195,7 +199,7 @@ def _bot_uid(needed: list[str], root: bool) -> tuple[int | None, str]:
     return _UID_BASE + next(_uid_slots) % 63, ""
 
 
-def jail(argv: list[str], home: str, workdir: str, layer: Layer) -> Jail:
+def jail(argv: list[str], home: str, workdir: str, layer: Layer, disk_bytes: int = 256 << 20) -> Jail:
     """Decide how to spawn ``argv`` under ``layer`` (chowns ``workdir`` to the bot's uid)."""
     if layer is Layer.NONE:
         return Jail(argv=argv, layer=layer)
@@ -212,7 +216,9 @@ def jail(argv: list[str], home: str, workdir: str, layer: Layer) -> Jail:
     # bubblewrap: only system directories, the bot's own files, the wire modules and
     # its working directory exist for it.
     # Order matters: the private /tmp goes first, then the binds that may lie under it.
-    binds = [*_system_binds(), "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp", "--tmpfs", "/dev/shm"]
+    size = str(disk_bytes)
+    binds = [*_system_binds(), "--proc", "/proc", "--dev", "/dev"]
+    binds += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm"]
     visible = {home, PROTOCOL_DIR}
     for word in files:
         if not word.startswith(tuple(d + "/" for d in (home, *SYSTEM_DIRS))):
@@ -230,7 +236,8 @@ def jail(argv: list[str], home: str, workdir: str, layer: Layer) -> Jail:
         # (whose exit would fire PR_SET_PDEATHSIG and kill the bot mid-game).
         "--die-with-parent",
         *binds,
-        "--bind", workdir, workdir,
+        # Its working directory: a private tmpfs of bounded size, so it cannot fill the disk.
+        "--size", size, "--tmpfs", workdir,
         "--chdir", workdir,
         "--",
         *argv,
@@ -252,6 +259,36 @@ def become_subreaper() -> bool:
         return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
+
+
+#: Bot leaders this process spawned and has not reaped yet: their exit status is
+#: collected by their own BotProcess, never by :func:`reap_orphans`.
+LEADERS: set[int] = set()
+
+
+def reap_orphans() -> int:
+    """Reap zombie children that are not bot leaders; returns how many.
+
+    As a child subreaper the referee inherits every orphaned descendant of its bots.
+    Once dead they are zombies whose environment can no longer be read, so they are
+    collected here by what they are: dead children nobody else waits for.
+    """
+    reaped = 0
+    try:
+        children = psutil.Process().children()
+    except psutil.Error:
+        return 0
+    for child in children:
+        if child.pid in LEADERS:
+            continue
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE:
+                continue
+            if os.waitpid(child.pid, os.WNOHANG)[0]:
+                reaped += 1
+        except (psutil.Error, ChildProcessError):
+            continue
+    return reaped
 
 
 def bot_environment(workdir: str, home: str) -> tuple[dict[str, str], str]:

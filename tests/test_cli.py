@@ -57,3 +57,28 @@ def test_bot_that_cannot_start_exits_3(tmp_path):
 def test_games_lists_yahtzee():
     done = referee("games")
     assert done.returncode == 0 and "yahtzee" in done.stdout
+
+
+def test_holdem_table_exports_phh_and_counts_hands_won(built_samples, tmp_path):
+    """Issue 5: results carry hands won; the hand log also exports to PHH (pokerkit reads it back)."""
+    from pokerkit import HandHistory
+
+    phh, summary = tmp_path / "hands.phhs", tmp_path / "summary.json"
+    done = referee(
+        "match", str(built_samples / "holdem/bin/montecarlo"), f"python3 {built_samples}/holdem/always_call.py",
+        f"python3 {built_samples}/holdem/hand_strength.py",
+        "--game", "holdem", "--games", "3", "--seed", "2", "--export", f"phh={phh}", "--json", str(summary), "--no-pin",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    hands = list(HandHistory.loads_all(phh.read_text()))
+    players = json.loads(summary.read_text())["players"]
+    won = [p["tallies"]["hands_won"] for p in players]
+    # every hand has at least one winner; split pots count for each winner
+    assert len(hands) <= sum(won) and len(hands) >= 3
+    assert "hands won" in done.stdout
+
+
+def test_export_format_the_game_lacks_is_a_usage_error(built_samples, tmp_path):
+    competent = str(built_samples / "yahtzee/bin/competent")
+    done = referee("match", competent, competent, "--games", "1", "--export", f"phh={tmp_path / 'x'}")
+    assert done.returncode == 2 and "cannot be exported as phh" in done.stderr

@@ -33,7 +33,7 @@ from __future__ import annotations
 import abc
 import enum
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -129,6 +129,13 @@ class GameState(abc.ABC):
         """Game-specific facts for the log (final scorecards, cards dealt...)."""
         return {}
 
+    def tallies(self) -> list[dict[str, float]]:
+        """Per-seat counts a match adds up for each bot, e.g. Hold'em's hands won.
+
+        Empty (the default) when the game has none beyond scores and ranks.
+        """
+        return []
+
 
 class Game(abc.ABC):
     """A game's definition: its name, seats, seed limits and how to start a game.
@@ -149,6 +156,10 @@ class Game(abc.ABC):
     dead_bot: ClassVar[DeadBot] = DeadBot.FORFEIT_MATCH
     #: Options this game takes, by name; their values are in ``self.options``.
     option_specs: ClassVar[dict[str, Option]] = {}
+    #: Other formats games can be written in (``referee match --export FORMAT=PATH``):
+    #: name -> a factory called once per match, returning a writer that turns one game
+    #: (its ``summary()`` and the seat names) into text appended to the file.
+    exports: ClassVar[dict[str, Callable[[], Callable[[dict[str, Any], list[str]], str]]]] = {}
 
     def __init__(self, **options: Any) -> None:
         unknown = sorted(set(options) - set(self.option_specs))

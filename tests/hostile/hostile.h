@@ -1,0 +1,78 @@
+/*
+ * hostile.h - what every hostile test bot shares: a well-behaved prefix.
+ *
+ * Each program first answers "0" to GOOD request lines, as an honest bot would, and
+ * only then misbehaves, so that the referee judges the misbehaviour under the
+ * per-decision limit rather than the startup allowance.  GOOD is the program's last
+ * numeric argument where it takes one (default 1).
+ *
+ * These programs are test fixtures for tests/test_hostile.py.  Each is bounded in what
+ * it does to the machine (the fork bomb forks at most 200 children, the memory hogs
+ * stay under 1 GiB) because the suite runs as root, where RLIMIT_NPROC does not apply.
+ */
+#ifndef HOSTILE_H
+#define HOSTILE_H
+
+#define _GNU_SOURCE
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/* Read one request line from stdin (unbuffered, so nothing is read ahead of it).
+ * Exits quietly on EOF: the referee closed the match. */
+static inline void next_request(void)
+{
+    char c;
+    for (;;) {
+        ssize_t n = read(0, &c, 1);
+        if (n == 1 && c == '\n')
+            return;
+        if (n == 0 || (n < 0 && errno != EINTR))
+            exit(0);
+    }
+}
+
+/* Write all of buf to fd, bypassing stdio (so nothing waits in a buffer). */
+static inline void write_all(int fd, const char *buf, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, buf, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            exit(1);
+        }
+        buf += n;
+        len -= (size_t)n;
+    }
+}
+
+static inline void answer(void) { write_all(1, "0\n", 2); }
+
+/* Answer the first `good` requests like an honest bot. */
+static inline void behave(int good)
+{
+    for (int i = 0; i < good; i++) {
+        next_request();
+        answer();
+    }
+}
+
+/* GOOD from argv[index] when given, else 1. */
+static inline int good_arg(int argc, char **argv, int index)
+{
+    return argc > index ? atoi(argv[index]) : 1;
+}
+
+/* Block forever without using CPU. */
+static inline _Noreturn void wait_forever(void)
+{
+    for (;;)
+        pause();
+}
+
+#endif
