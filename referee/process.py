@@ -261,8 +261,9 @@ class BotProcess:
             except OSError:
                 chunk = b""
             if chunk:
-                if chunk.find(b"\n") + 1 == len(chunk) <= self._max_line:
-                    reply = chunk[:-1]
+                line, newline, rest = chunk.partition(b"\n")  # the cheapest one-line check
+                if newline and not rest and len(line) <= self._max_line:
+                    reply = line
                 else:
                     self._buf = chunk
                     self._clean = False
