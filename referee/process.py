@@ -49,6 +49,14 @@ _EXIT_POLL_S = 0.01
 _LEADER_CHECK_S = 0.1
 
 
+def _lingers(proc: psutil.Process) -> bool:
+    """Whether ``proc`` still exists, as a live process or as a zombie nobody reaped."""
+    try:
+        return proc.is_running()
+    except psutil.Error:
+        return False
+
+
 def describe_status(status: int, via_bwrap: bool = False) -> str:
     """Words for a wait status.  bubblewrap reports its child's death by signal N as
     exit code 128 + N, so under it such codes are read back as signals."""
@@ -132,6 +140,8 @@ class BotProcess:
         self._ps: psutil.Process | None = None
         self._uid: int | None = None
         self._seen: dict[int, psutil.Process] = {}
+        #: Everything sent SIGKILL, kept until it is seen dead and reaped.
+        self._doomed: dict[int, psutil.Process] = {}
         self._token = ""
         self._workdir: str | None = None
         self._buf = b""
@@ -490,6 +500,7 @@ class BotProcess:
         for proc in procs:
             with contextlib.suppress(psutil.Error):
                 proc.kill()  # psutil checks the pid was not reused
+                self._doomed[proc.pid] = proc
         self._kill_escapees()
 
     def _kill_escapees(self) -> None:
@@ -511,6 +522,7 @@ class BotProcess:
                 with open(f"/proc/{proc.pid}/environ", "rb") as fh:
                     if token in fh.read():
                         proc.kill()
+                        self._doomed[proc.pid] = proc
             except (OSError, psutil.Error):
                 continue
         if self._uid is not None:
@@ -520,6 +532,7 @@ class BotProcess:
                 if uids is not None and self._uid in (uids.real, uids.effective):
                     with contextlib.suppress(psutil.Error):
                         proc.kill()
+                        self._doomed[proc.pid] = proc
 
     async def _wait_exit(self, timeout: float) -> None:
         """Reap the leader if it exits within ``timeout``; records status and CPU."""
@@ -543,11 +556,13 @@ class BotProcess:
                 await trio.sleep(_EXIT_POLL_S)
 
     async def _reap_leftovers(self) -> None:
-        """Wait (bounded, without blocking trio) until nothing of the bot is left."""
+        """Wait (bounded, without blocking trio) until everything signalled is dead and
+        reaped: SIGKILL takes effect asynchronously, and a process still dying when we
+        last reaped would stay a zombie."""
         deadline = trio.current_time() + self.limits.exit_s
         while True:
             sandbox.reap_orphans()
-            left = [p for p in self._tree() if p.pid != self.pid]
+            left = [p for p in [*self._tree(), *self._doomed.values()] if p.pid != self.pid and _lingers(p)]
             if not left or trio.current_time() >= deadline:
                 return
             self._kill_tree()
