@@ -20,6 +20,7 @@ objects cost ~17 µs (docs/architecture.md has the figures).
 
 from __future__ import annotations
 
+import array
 import contextlib
 import os
 import shutil
@@ -38,7 +39,14 @@ from referee.limits import Limits
 from referee.verdict import BotFault, Verdict, shorten
 
 _READ_SIZE = 1 << 16
-_now_ns = time.perf_counter_ns
+_now_ns = time.monotonic_ns  # CLOCK_MONOTONIC, as in the C fast path
+# The statistics array shared with referee/_fastpath.c.
+_ANSWERED, _LATENCY_SUM, _LATENCY_MAX, _FIRST_ANSWER, _START, _N_COUNTERS = range(6)
+
+try:
+    from referee._fastpath import exchange as _exchange
+except ImportError:  # built without a C compiler: the pure-Python path does the same
+    _exchange = None
 _read = os.read
 _write = os.write
 #: Yield to the trio scheduler every this many requests.  A prompt bot answers before
@@ -124,10 +132,7 @@ class BotProcess:
         self.cpu_budget_s = limits.cpu_s if cpu_budget_s is None else cpu_budget_s
         self.keep_workdir = keep_workdir
         # Accounting, read by the match for results.
-        self.decisions = 0
-        self.latency_ns = 0
-        self.latency_max_ns = 0
-        self.first_answer_ns = 0
+        self._counters = array.array("q", bytes(8 * _N_COUNTERS))
         self.cpu_s = 0.0
         self.peak_rss = 0
         # Why the process is gone, once it is.
@@ -252,7 +257,45 @@ class BotProcess:
         """Send ``line`` and return the reply without its newline."""
         if self.death is not None:
             raise BotFault(self.death, self.death_detail)
-        start = _now_ns()
+        counters = self._counters
+        if self._clean and _exchange is not None:
+            # The usual case in one C call: write, read, one-line check, latency.
+            result = _exchange(self._wfd, self._rfd, line, self._max_line, counters)
+            if result.__class__ is bytes:
+                if not counters[_ANSWERED] % _CHECKPOINT_EVERY:
+                    await trio.lowlevel.checkpoint()
+                return result
+            start = counters[_START]
+            if result.__class__ is tuple:
+                written, chunk = result
+                if not chunk:
+                    raise await self._gone("closed its output")
+                self._buf = chunk
+                self._clean = False
+            elif result < 0:
+                raise await self._gone("its input pipe is closed")
+            else:
+                written = result
+            if written != len(line):
+                await self._write_rest(line[written:], self._deadline(start))
+            reply = await self._read_line(self._deadline(start))
+        else:
+            start = _now_ns()
+            reply = await self._request_in_python(line, start)
+        elapsed = _now_ns() - start
+        if counters[_ANSWERED]:
+            counters[_LATENCY_SUM] += elapsed
+            if elapsed > counters[_LATENCY_MAX]:
+                counters[_LATENCY_MAX] = elapsed
+        else:
+            counters[_FIRST_ANSWER] = elapsed  # includes the bot's startup work: kept apart
+        counters[_ANSWERED] += 1
+        if not counters[_ANSWERED] % _CHECKPOINT_EVERY:
+            await trio.lowlevel.checkpoint()
+        return reply
+
+    async def _request_in_python(self, line: bytes, start: int) -> bytes:
+        """The same as the C fast path, for when it is not built or the stream needs care."""
         try:
             written = _write(self._wfd, line)
         except BlockingIOError:
@@ -261,9 +304,8 @@ class BotProcess:
             raise await self._gone("its input pipe is closed") from None
         if written != len(line):
             await self._write_rest(line[written:], self._deadline(start))
-        reply = None
         if self._clean:
-            # Fast path: a prompt bot's whole reply is already in the pipe.
+            # A prompt bot's whole reply is usually in the pipe already.
             try:
                 chunk = _read(self._rfd, _READ_SIZE)
             except BlockingIOError:
@@ -271,27 +313,34 @@ class BotProcess:
             except OSError:
                 chunk = b""
             if chunk:
-                line, newline, rest = chunk.partition(b"\n")  # the cheapest one-line check
-                if newline and not rest and len(line) <= self._max_line:
-                    reply = line
-                else:
-                    self._buf = chunk
-                    self._clean = False
+                reply, newline, rest = chunk.partition(b"\n")  # the cheapest one-line check
+                if newline and not rest and len(reply) <= self._max_line:
+                    return reply
+                self._buf = chunk
+                self._clean = False
             elif chunk is not None:
                 raise await self._gone("closed its output")
-        if reply is None:
-            reply = await self._read_line(self._deadline(start))
-        elapsed = _now_ns() - start
-        if self.decisions:
-            self.latency_ns += elapsed
-            if elapsed > self.latency_max_ns:
-                self.latency_max_ns = elapsed
-        else:
-            self.first_answer_ns = elapsed  # includes the bot's startup work: kept apart
-        self.decisions += 1
-        if not self.decisions % _CHECKPOINT_EVERY:
-            await trio.lowlevel.checkpoint()
-        return reply
+        return await self._read_line(self._deadline(start))
+
+    # Decision statistics live in one int64 array that the C fast path updates in place.
+    @property
+    def decisions(self) -> int:
+        """Requests answered (the first answer included)."""
+        return self._counters[_ANSWERED]
+
+    @property
+    def latency_ns(self) -> int:
+        """Summed latency of every answer but the first."""
+        return self._counters[_LATENCY_SUM]
+
+    @property
+    def latency_max_ns(self) -> int:
+        return self._counters[_LATENCY_MAX]
+
+    @property
+    def first_answer_ns(self) -> int:
+        """The first answer's latency: it includes the bot's startup work."""
+        return self._counters[_FIRST_ANSWER]
 
     def _deadline(self, start_ns: int) -> float:
         """The trio-clock deadline of a request that started at ``start_ns``."""

@@ -6,6 +6,7 @@ process behind (checked by the bot's sweep token, which every descendant inherit
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
 import time
@@ -15,7 +16,7 @@ import psutil
 import pytest
 import trio
 
-from referee import sandbox
+from referee import process, sandbox
 from referee.botspec import BotSpec
 from referee.limits import Limits, MiB
 from referee.monitor import Monitor
@@ -23,6 +24,19 @@ from referee.process import BotProcess, StderrCapture
 from referee.verdict import BotFault, Verdict
 
 BOT = Path(__file__).parent / "bots" / "misbehave.py"
+
+
+@pytest.fixture(params=["c-fast-path", "python-path"], autouse=True)
+def io_path(request, monkeypatch):
+    """Every test here runs on both request paths: the C fast path and pure Python."""
+    if request.param == "python-path":
+        monkeypatch.setattr(process, "_exchange", None)
+    return request.param
+
+
+def test_the_c_fast_path_is_built():
+    # The README's setup needs a C compiler, and with one the extension must build.
+    importlib.import_module("referee._fastpath")
 LIMITS = Limits(startup_s=5.0, decision_s=0.5, cpu_s=1.0, memory_bytes=150 * MiB, exit_s=2.0)
 REQUEST = b"1 2 3 4 5\n"
 
