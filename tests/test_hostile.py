@@ -504,25 +504,28 @@ async def test_a_legitimate_java_bot_runs_under_default_limits(layer):
 
 
 #: What each layer must stop (docs/security.md).  The rlimits layer stops what a uid of
-#: the bot's own stops (only when the referee is root); it has no mount or network
-#: namespace, so what it lets through is recorded as an expected failure, not hidden.
+#: the bot's own stops — when the bot got one: the referee is root and the bot's files
+#: are readable by other users (a checkout under /root is not, and the layer then says
+#: so in the bot's isolation); it has no mount or network namespace, so what it lets
+#: through is recorded as an expected failure, not hidden.
 UID_STOPS = {"read-opponent", "write-referee", "proc-referee"}
 ALL_PROBES = UID_STOPS | {"write-tmp", "write-shm", "connect", "listen"}
 
 
-def judge(layer: str, probe_name: str, escaped: bool, reply: str) -> None:
-    """Fail if the layer in force should have stopped this; xfail if it is a known gap."""
+def judge(layer: str, used: str, probe_name: str, escaped: bool, reply: str) -> None:
+    """Fail if the isolation that ran (``used``, as the process layer describes it)
+    should have stopped this; xfail if it is a known gap of that layer."""
     effective = isolation.choose(layer)
     if effective is isolation.Layer.BWRAP:
         must_stop = ALL_PROBES
-    elif effective is isolation.Layer.RLIMITS and os.geteuid() == 0:
+    elif effective is isolation.Layer.RLIMITS and "uid " in used:
         must_stop = UID_STOPS
     else:
         must_stop = set()
     if probe_name in must_stop:
-        assert not escaped, f"the {effective} layer let this through: {reply}"
+        assert not escaped, f"{used} let this through: {reply}"
     elif escaped:
-        pytest.xfail(f"the {effective} layer does not stop this (docs/security.md): {reply}")
+        pytest.xfail(f"{used} does not stop this (docs/security.md): {reply}")
 
 
 async def probe(
@@ -530,13 +533,14 @@ async def probe(
     arg: str,
     sandbox: str | None,
     before_close: Callable[[BotProcess, list[bytes]], Awaitable[None]] | None = None,
-) -> str:
-    """Run tests/hostile/probe.py MODE ARG for one request; its reply says what it could do."""
+) -> tuple[str, str]:
+    """Run tests/hostile/probe.py MODE ARG for one request; returns its reply (what it
+    could do) and the isolation it ran under."""
     run = await run_bot(("probe.py", mode, arg), requests=1, before_close=before_close, sandbox=sandbox)
     assert run.fault is None, run.fault
     reply = run.replies[0].decode("ascii", "replace")
     assert reply.split(" ", 1)[0] in ("could", "could-not"), reply
-    return reply
+    return reply, run.bot.sandbox
 
 
 def record(case: str, reply: str, record_property) -> None:
@@ -560,9 +564,9 @@ def test_a_bot_cannot_read_its_opponents_directory(hostile_bin, layer, record_pr
                 await victim.close()
                 nursery.cancel_scope.cancel()
 
-    reply = trio.run(scenario)
+    reply, used = trio.run(scenario)
     record("reads the opponent's directory", reply, record_property)
-    judge(layer, "read-opponent", secret in reply, reply)
+    judge(layer, used, "read-opponent", secret in reply, reply)
 
 
 WRITE_TARGETS = {
@@ -580,14 +584,14 @@ def test_a_bot_cannot_write_outside_its_directory(where, hostile_bin, layer, tmp
     if not target.parent.is_dir():
         pytest.skip(f"{target.parent} does not exist here")
     try:
-        reply = trio.run(probe, "write-outside", str(target), layer)
+        reply, used = trio.run(probe, "write-outside", str(target), layer)
         wrote = target.exists()
     finally:
         target.unlink(missing_ok=True)
     record(f"writes outside its directory: {where}", reply, record_property)
     # Under bwrap the bot may believe it wrote: into its private /tmp, which is fine.
     assert reply.startswith("could ") or not wrote, reply
-    judge(layer, WRITE_PROBES[where], wrote, reply)
+    judge(layer, used, WRITE_PROBES[where], wrote, reply)
 
 
 def test_a_bot_cannot_connect_to_loopback(hostile_bin, layer, record_property):
@@ -595,7 +599,7 @@ def test_a_bot_cannot_connect_to_loopback(hostile_bin, layer, record_property):
         listener.bind(("127.0.0.1", 0))
         listener.listen(4)
         listener.setblocking(False)
-        reply = trio.run(probe, "connect", str(listener.getsockname()[1]), layer)
+        reply, used = trio.run(probe, "connect", str(listener.getsockname()[1]), layer)
         try:
             conn, _ = listener.accept()
             conn.close()
@@ -604,7 +608,7 @@ def test_a_bot_cannot_connect_to_loopback(hostile_bin, layer, record_property):
             connected = False
     record("connects to a loopback port", reply, record_property)
     assert reply.startswith("could ") or not connected, reply
-    judge(layer, "connect", connected, reply)
+    judge(layer, used, "connect", connected, reply)
 
 
 def test_a_bot_cannot_listen_where_another_could_reach_it(hostile_bin, layer, record_property):
@@ -622,15 +626,15 @@ def test_a_bot_cannot_listen_where_another_could_reach_it(hostile_bin, layer, re
         except OSError:
             reached.append(False)
 
-    reply = trio.run(probe, "listen", "", layer, knock)
+    reply, used = trio.run(probe, "listen", "", layer, knock)
     record("listens on loopback for a colluder", reply, record_property)
-    judge(layer, "listen", reached == [True], reply)
+    judge(layer, used, "listen", reached == [True], reply)
 
 
 def test_a_bot_cannot_read_the_referees_proc(hostile_bin, layer, record_property):
-    reply = trio.run(probe, "proc-referee", str(os.getpid()), layer)
+    reply, used = trio.run(probe, "proc-referee", str(os.getpid()), layer)
     record("reads /proc of the referee (environ, fd)", reply, record_property)
-    judge(layer, "proc-referee", reply.startswith("could "), reply)
+    judge(layer, used, "proc-referee", reply.startswith("could "), reply)
 
 
 # ---------------------------------------------------------------------- the opponent is unaffected
