@@ -20,6 +20,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <errno.h>
+#include <limits.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -38,10 +39,16 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
         PyErr_SetString(PyExc_TypeError, "exchange(wfd, rfd, line, max_line, counters)");
         return NULL;
     }
-    int wfd = (int)PyLong_AsLong(args[0]);
-    int rfd = (int)PyLong_AsLong(args[1]);
+    long wfd = PyLong_AsLong(args[0]);
+    if (wfd == -1 && PyErr_Occurred()) return NULL;
+    long rfd = PyLong_AsLong(args[1]);
+    if (rfd == -1 && PyErr_Occurred()) return NULL;
     Py_ssize_t max_line = PyLong_AsSsize_t(args[3]);
-    if (PyErr_Occurred()) return NULL;
+    if (max_line == -1 && PyErr_Occurred()) return NULL;
+    if (wfd < 0 || wfd > INT_MAX || rfd < 0 || rfd > INT_MAX) {
+        PyErr_SetString(PyExc_ValueError, "file descriptors out of range");
+        return NULL;
+    }
     char *data;
     Py_ssize_t len;
     if (PyBytes_AsStringAndSize(args[2], &data, &len) < 0) return NULL;
@@ -56,15 +63,17 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
     long long start = monotonic_ns();
     counters[START] = start;
 
-    ssize_t written = write(wfd, data, (size_t)len);
+    ssize_t written = write((int)wfd, data, (size_t)len);
+    int write_errno = errno;
     if (written != len) {
         PyBuffer_Release(&view);
-        if (written < 0) return PyLong_FromLong(errno == EAGAIN ? 0 : -errno);
+        if (written < 0) return PyLong_FromLong(write_errno == EAGAIN ? 0 : -write_errno);
         return PyLong_FromSsize_t(written);
     }
     char buf[65536];
-    ssize_t got = read(rfd, buf, sizeof buf);
-    if (got < 0 && errno == EAGAIN) {
+    ssize_t got = read((int)rfd, buf, sizeof buf);
+    int read_errno = errno;
+    if (got < 0 && read_errno == EAGAIN) {
         PyBuffer_Release(&view);
         return PyLong_FromSsize_t(len);
     }

@@ -173,18 +173,19 @@ class BotProcess:
         self._workdir = tempfile.mkdtemp(prefix=f"referee-{spec.name}-")
         os.chmod(self._workdir, 0o700)
         env, self._token = sandbox.bot_environment(self._workdir, spec.home)
+        jail = sandbox.jail(spec.argv, spec.home, self._workdir, self.layer, limits.disk_bytes)
+        if jail.env_path:
+            env["PATH"] = jail.env_path
+        # Checked with the PATH the bot gets, so that every layer says "cannot start" alike.
         problem = sandbox.cannot_exec(spec.argv, env["PATH"])
         if problem is not None:
+            sandbox.release_uid(jail.uid)
             self.death = Verdict.STARTUP
             self.death_detail = f"cannot start: {problem}"
             self._remove_workdir()
             raise BotFault(Verdict.STARTUP, self.death_detail)
-        jail = sandbox.jail(spec.argv, spec.home, self._workdir, self.layer, limits.disk_bytes)
         self.sandbox = jail.description
         self._uid = jail.uid
-        if jail.env_path:
-            env["PATH"] = jail.env_path
-        as_user = {"user": jail.uid, "group": jail.uid, "extra_groups": []} if jail.uid is not None else {}
         # Our own pipes, so that no Python file object owns (and later closes) a descriptor.
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
@@ -199,15 +200,15 @@ class BotProcess:
                 cwd=self._workdir,
                 env=env,
                 start_new_session=True,
-                preexec_fn=sandbox.preexec(limits, self.layer, own_uid=jail.uid is not None),
+                preexec_fn=sandbox.preexec(limits, self.layer, jail.uid),
                 close_fds=True,
-                **as_user,
             )
-        except OSError as exc:
+        except (OSError, ValueError, subprocess.SubprocessError) as exc:  # ValueError: a NUL in argv
             for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
+            sandbox.release_uid(jail.uid)
             self.death = Verdict.STARTUP
-            self.death_detail = f"cannot start {spec.argv[0]!r}: {exc.strerror or exc}"
+            self.death_detail = f"cannot start {spec.argv[0]!r}: {getattr(exc, 'strerror', None) or exc}"
             self._remove_workdir()
             raise BotFault(Verdict.STARTUP, self.death_detail) from None
         for fd in (in_r, out_w, err_w):
@@ -237,19 +238,23 @@ class BotProcess:
         if self._closed or self._popen is None:
             self._closed = True
             return
-        self._closed = True
-        self._close_fd("_wfd")  # EOF on its stdin: a well-behaved bot exits now
-        if self.death is None:
-            await self._wait_exit(min(0.5, self.limits.exit_s))
-        self._kill_tree()
-        await self._wait_exit(self.limits.exit_s)
-        await self._reap_leftovers()
-        self._stderr_scope.cancel()
-        self._close_fd("_rfd")
-        self._close_fd("_efd")
-        self._account_exit()
-        self._write_stderr()
-        self._remove_workdir()
+        # Shielded: every step is bounded, and a cancelled close must not leave the bot
+        # running (a second close would find _closed set and do nothing).
+        with trio.CancelScope(shield=True):
+            self._closed = True
+            self._close_fd("_wfd")  # EOF on its stdin: a well-behaved bot exits now
+            if self.death is None:
+                await self._wait_exit(min(0.5, self.limits.exit_s))
+            self._kill_tree()
+            await self._wait_exit(self.limits.exit_s)
+            await self._reap_leftovers()
+            self._stderr_scope.cancel()
+            self._close_fd("_rfd")
+            self._close_fd("_efd")
+            self._account_exit()
+            self._write_stderr()
+            self._remove_workdir()
+            sandbox.release_uid(self._uid)
 
     # ------------------------------------------------------------------ I/O
 
@@ -354,7 +359,7 @@ class BotProcess:
         """Send an information line; its answer, if the game demands one, is discarded later."""
         if self.death is not None:
             return
-        deadline = trio.current_time() + self.limits.decision_s
+        deadline = self._deadline(_now_ns())
         try:
             written = os.write(self._wfd, line)
         except BlockingIOError:
@@ -381,11 +386,21 @@ class BotProcess:
             with trio.move_on_at(deadline) as scope:
                 await trio.lowlevel.wait_writable(self._wfd)
             if scope.cancelled_caught:
-                raise self._timed_out("did not read its input") from None
+                # Part of a line is in the pipe and no reply can be matched to it any
+                # more: the bot cannot go on (unlike a slow reply, which is resynced).
+                verdict = Verdict.TIMEOUT if self.decisions else Verdict.STARTUP
+                detail = f"did not read its input (limit {self.limits.decision_s:g} s)"
+                self.kill(verdict, detail)
+                raise BotFault(verdict, detail) from None
 
     async def _read_line(self, deadline: float) -> bytes:
         try:
             return await self._read_line_slowly(deadline)
+        except BotFault:
+            # Faults found in data already read never wait: yield, or a bot that floods
+            # would starve the monitor and every other task for as long as it floods.
+            await trio.lowlevel.checkpoint()
+            raise
         finally:
             self._clean = not self._buf and not self._owed and not self._discarding
 
@@ -452,7 +467,8 @@ class BotProcess:
                 self._discarding = False
             else:
                 self._owed -= 1
-                self._late = False
+                if not self._owed:  # the late reply, if any, was among the owed lines
+                    self._late = False
         return buf
 
     def _timed_out(self, what: str) -> BotFault:
@@ -544,8 +560,11 @@ class BotProcess:
         if self._popen is None:
             return
         procs = self._tree()  # before the leader dies and its children re-parent
-        with contextlib.suppress(OSError):
-            os.killpg(self.pid, signal.SIGKILL)
+        if self.exit_status is None:
+            # Once the leader is reaped its group id may be reused: psutil's checked
+            # kills below cover what is left.
+            with contextlib.suppress(OSError):
+                os.killpg(self.pid, signal.SIGKILL)
         for proc in procs:
             with contextlib.suppress(psutil.Error):
                 proc.kill()  # psutil checks the pid was not reused
@@ -644,9 +663,12 @@ class BotProcess:
     def _write_stderr(self) -> None:
         if self.stderr_path is None or self._stderr.total == 0:
             return
-        self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(self.stderr_path, "ab") as fh:
-            fh.write(self._stderr.render())
+        try:
+            self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
+            with open(self.stderr_path, "ab") as fh:
+                fh.write(self._stderr.render())
+        except OSError:
+            pass  # losing a bot's stderr must not stop the match or leave bots running
 
     def _close_fd(self, attr: str) -> None:
         fd = getattr(self, attr, None)

@@ -25,7 +25,6 @@ from __future__ import annotations
 import ctypes
 import enum
 import functools
-import itertools
 import math
 import os
 import resource
@@ -50,9 +49,14 @@ HOME_VAR = "REFEREE_BOT_DIR"
 
 _PR_SET_CHILD_SUBREAPER = 36
 
-#: Bot uids: a block per referee process, so parallel referees do not share one.
-_UID_BASE = 100_000 + (os.getpid() % 100_000) * 64
-_uid_slots = itertools.count()
+#: Bot uids: a block of 64 per referee process, from its pid (unique among live
+#: processes), far above the usual /etc/subuid ranges and below 2**31.
+_UID_BASE = 1_000_000_000 + os.getpid() * 64
+_UID_SLOTS = 64
+_uids_in_use: set[int] = set()
+#: Files a bot running as root inside bubblewrap must not read.
+_SECRET_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
+_SECRET_DIRS = ("/etc/ssh", "/etc/sudoers.d", "/etc/ssl/private")
 
 #: Directories a sandboxed bot sees read-only (when they exist).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
@@ -84,11 +88,15 @@ def bwrap_works() -> bool:
         "/proc",
         "--dev",
         "/dev",
+        # As bots get it: --size needs bubblewrap >= 0.7 and a bwrap that is not setuid.
+        "--size",
+        "1048576",
+        "--tmpfs",
+        "/tmp",
         "true",
     ]
-    kwargs = (
-        {"user": _UID_BASE + 63, "group": _UID_BASE + 63, "extra_groups": []} if os.geteuid() == 0 else {}
-    )
+    uid = _UID_BASE + _UID_SLOTS - 1  # reserved for the probe
+    kwargs = {"user": uid, "group": uid, "extra_groups": []} if os.geteuid() == 0 else {}
     try:
         done = subprocess.run(probe, capture_output=True, timeout=10, check=False, **kwargs)
     except (OSError, subprocess.SubprocessError):
@@ -113,7 +121,33 @@ def _system_binds() -> list[str]:
     for path in SYSTEM_DIRS:
         if os.path.exists(path):
             args += ["--ro-bind", path, path]
+    # A bot that runs as root (no uid of its own was possible) could read these.
+    for path in _SECRET_FILES:
+        if os.path.isfile(path):
+            args += ["--ro-bind", "/dev/null", path]
+    for path in _SECRET_DIRS:
+        if os.path.isdir(path):
+            args += ["--tmpfs", path]
     return args
+
+
+def _allocate_uid() -> int | None:
+    """A uid no live process has, from this referee's block; None if all are busy."""
+    owned = set()
+    for proc in psutil.process_iter(["uids"]):
+        uids = proc.info["uids"]
+        if uids is not None:
+            owned.update((uids.real, uids.effective))
+    for uid in range(_UID_BASE, _UID_BASE + _UID_SLOTS - 1):  # the last one is the probe's
+        if uid not in _uids_in_use and uid not in owned:
+            _uids_in_use.add(uid)
+            return uid
+    return None
+
+
+def release_uid(uid: int | None) -> None:
+    """Give a bot's uid back, once nothing of the bot is left."""
+    _uids_in_use.discard(uid)
 
 
 def _reachable(path: str) -> bool:
@@ -196,7 +230,10 @@ def _bot_uid(needed: list[str], root: bool) -> tuple[int | None, str]:
     unreachable = [p for p in needed if not _reachable(p)]
     if unreachable:
         return None, f"same uid: {unreachable[0]} is not readable by other users"
-    return _UID_BASE + next(_uid_slots) % 63, ""
+    uid = _allocate_uid()
+    if uid is None:
+        return None, f"same uid: all {_UID_SLOTS - 1} bot uids of this referee are in use"
+    return uid, ""
 
 
 def jail(argv: list[str], home: str, workdir: str, layer: Layer, disk_bytes: int = 256 << 20) -> Jail:
@@ -332,14 +369,14 @@ def rlimits_for(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
     return out
 
 
-def preexec(limits: Limits, layer: Layer = Layer.RLIMITS, own_uid: bool = False) -> Callable[[], None]:
+def preexec(limits: Limits, layer: Layer = Layer.RLIMITS, uid: int | None = None) -> Callable[[], None]:
     """The function run in the child between fork and exec.
 
     It only makes system calls (no locks, no imports), which keeps it safe to run
     after fork.
     """
     pairs = rlimits_for(limits) if layer is not Layer.NONE else []
-    if own_uid and layer is not Layer.NONE:
+    if uid is not None and layer is not Layer.NONE:
         pairs.append((resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
     setrlimit = resource.setrlimit
     linux = sys.platform.startswith("linux") and layer is not Layer.NONE
@@ -358,5 +395,11 @@ def preexec(limits: Limits, layer: Layer = Layer.RLIMITS, own_uid: bool = False)
                 os.close(fd)
             except OSError:
                 pass
+        if uid is not None:
+            # Last, as root could still write oom_score_adj above: after setuid the
+            # process is not dumpable and /proc/self belongs to root.
+            os.setgroups([])
+            os.setgid(uid)
+            os.setuid(uid)
 
     return child

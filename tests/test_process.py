@@ -37,6 +37,8 @@ def io_path(request, monkeypatch):
 def test_the_c_fast_path_is_built():
     # The README's setup needs a C compiler, and with one the extension must build.
     importlib.import_module("referee._fastpath")
+
+
 LIMITS = Limits(startup_s=5.0, decision_s=0.5, cpu_s=1.0, memory_bytes=150 * MiB, exit_s=2.0)
 REQUEST = b"1 2 3 4 5\n"
 
@@ -263,3 +265,83 @@ async def test_private_working_directory_and_minimal_environment(tmp_path):
     assert not os.path.exists(cwd), "working directory is removed afterwards"
     assert "REFEREE_TEST_SECRET" not in names
     assert mode == "0o700"
+
+
+# ---------------------------------------------------------------- from the review of the layer
+
+
+async def test_a_bot_that_stops_reading_mid_match_is_stopped_not_desynced():
+    """A write that times out leaves part of a line in the pipe: no later reply can be
+    matched to its request, so the bot is stopped (it used to time out forever)."""
+    sandbox.become_subreaper()
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(spec("sleep", 1), LIMITS)  # answers once, then never reads again
+        await bot.start(nursery)
+        assert await bot.request(REQUEST) == b"0"
+        with pytest.raises(BotFault) as info:
+            for _ in range(3):  # it reads one more line before it stops reading
+                await bot.tell(b"9" * (1 << 20) + b"\n")  # far more than a pipe holds
+        assert info.value.verdict is Verdict.TIMEOUT and "did not read its input" in info.value.detail
+        assert bot.death is Verdict.TIMEOUT
+        await bot.close()
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_cancelled_close_still_ends_the_bot():
+    sandbox.become_subreaper()
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(spec("ignore-term", 0), LIMITS)
+        await bot.start(nursery)
+        assert await bot.request(REQUEST) == b"0"
+        with trio.move_on_after(0.01):
+            await bot.close()  # cancelled from outside almost at once
+        await bot.close()
+        assert not psutil.pid_exists(bot.pid)
+        nursery.cancel_scope.cancel()
+
+
+async def test_a_nul_in_the_command_is_a_startup_verdict_without_leaks():
+    before = len(os.listdir("/proc/self/fd"))
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(BotSpec(name="nul", argv=[sys.executable, "-c", "\0"], home="/"), LIMITS)
+        with pytest.raises(BotFault) as info:
+            await bot.start(nursery)
+        assert info.value.verdict is Verdict.STARTUP
+        nursery.cancel_scope.cancel()
+    assert len(os.listdir("/proc/self/fd")) == before
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a uid per bot needs root")
+async def test_a_bot_under_its_own_uid_still_gets_oom_score_1000():
+    """The uid is taken last, after the OOM score: once a process changes uid it can no
+    longer write /proc/self/oom_score_adj."""
+    report = Path(__file__).parent / "bots" / "report.py"
+    if not isolation_reachable(report):
+        pytest.skip(f"{report} is not readable by other users: no uid of its own is possible")
+    bot_spec = BotSpec(name="report", argv=["/usr/bin/python3", str(report)], home=str(report.parent))
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(bot_spec, LIMITS, layer=sandbox.Layer.RLIMITS)
+        await bot.start(nursery)
+        uid, oom = (await bot.request(REQUEST)).split()
+        await bot.close()
+        nursery.cancel_scope.cancel()
+    assert "uid " in bot.sandbox and int(uid) != 0
+    assert oom == b"1000"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a uid per bot needs root")
+def test_bot_uids_are_never_shared_while_in_use():
+    taken = []
+    try:
+        while (uid := sandbox._allocate_uid()) is not None:
+            taken.append(uid)
+        assert len(taken) == len(set(taken)) == 63
+        sandbox.release_uid(taken[0])
+        assert sandbox._allocate_uid() == taken[0]  # free again once released
+    finally:
+        for uid in taken:
+            sandbox.release_uid(uid)
+
+
+def isolation_reachable(path: Path) -> bool:
+    return sandbox._reachable(str(path)) and sandbox._reachable("/usr/bin/python3")
