@@ -79,7 +79,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=[],
         type=_export,
         metavar="FORMAT=PATH",
-        help="also write every game in another format (holdem: phh)",
+        help="also write every game in another format ("
+        + "; ".join(
+            f"{name}: {', '.join(cls.exports)}" for name, cls in games.available().items() if cls.exports
+        )
+        + ")",
     )
     match.add_argument("--stderr-dir", metavar="DIR", help="where each bot's captured stderr goes")
     match.add_argument("--recover", action="store_true", help="restart a crashed bot for the next game")

@@ -264,9 +264,10 @@ class Match:
             cpu_budget_s=player.cpu_left,
             layer=self.layer,
         )
-        player.stats.sandbox = bot.sandbox
-        await bot.start(self._nursery)
-        player.stats.sandbox = bot.sandbox
+        try:
+            await bot.start(self._nursery)
+        finally:
+            player.stats.sandbox = bot.sandbox  # what ran, or at least the layer asked for
         player.bot = bot
         player.down = None
         self.monitor.watch(bot)
@@ -331,17 +332,23 @@ class Match:
         # A bot that died and was not restarted takes the game's penalty each time it is
         # due to act (Yahtzee: the game is forfeited; dice poker: it folds).
         decision = 0
-        moves = outcome.moves
-        # The hot loop: one seat at a time, inlined, with the state's methods bound once.
-        is_terminal, drain_events, to_act = state.is_terminal, state.drain_events, state.to_act
-        request, decode, illegal, apply = state.request, state.decode, state.illegal, state.apply
-        while not is_terminal():
-            events = drain_events()
+        # The hot loop: one seat at a time without a coroutine per decision, the state's
+        # methods bound once.  Replies are judged by _judge, as for simultaneous moves.
+        is_terminal, drain_events, to_act, request = (
+            state.is_terminal,
+            state.drain_events,
+            state.to_act,
+            state.request,
+        )
+        while True:
+            events = drain_events()  # also after the last move: seats are told the end
             if events:
                 for event in events:
                     await self._tell(
                         state, seated, event.seat, event.line, event.expects_reply, index, decision, outcome
                     )
+            if is_terminal():
+                break
             actors = to_act()
             if len(actors) != 1:
                 await self._decide_together(state, actors, seated, index, decision, outcome)
@@ -371,38 +378,8 @@ class Match:
                     outcome,
                 )
             else:
-                try:
-                    action = decode(seat, reply)
-                except ProtocolError as exc:
-                    self._fault(
-                        state, seat, player, Verdict.PROTOCOL, str(exc), line, reply, index, decision, outcome
-                    )
-                else:
-                    reason = illegal(seat, action)
-                    if reason is None:
-                        apply(seat, action)
-                        if moves is not None:
-                            moves.append(
-                                [seat, line[:-1].decode("ascii", "replace"), reply.decode("utf-8", "replace")]
-                            )
-                    else:
-                        self._fault(
-                            state,
-                            seat,
-                            player,
-                            Verdict.ILLEGAL,
-                            reason,
-                            line,
-                            reply,
-                            index,
-                            decision,
-                            outcome,
-                        )
+                self._judge(state, seat, player, line, reply, index, decision, outcome)
             decision += 1
-        for event in state.drain_events():
-            await self._tell(
-                state, seated, event.seat, event.line, event.expects_reply, index, decision, outcome
-            )
         outcome.scores = state.scores()
         outcome.ranks = state.ranks()
         if outcome.moves is not None or self._exports:  # only the log and exports need it

@@ -36,7 +36,7 @@ import trio
 from referee import sandbox
 from referee.botspec import BotSpec
 from referee.limits import Limits
-from referee.verdict import BotFault, Verdict, shorten
+from referee.verdict import BotFault, Verdict
 
 _READ_SIZE = 1 << 16
 _now_ns = time.monotonic_ns  # CLOCK_MONOTONIC, as in the C fast path
@@ -120,7 +120,6 @@ class BotProcess:
         *,
         stderr_path: Path | None = None,
         cpu_budget_s: float | None = None,
-        keep_workdir: bool = False,
         layer: sandbox.Layer = sandbox.Layer.RLIMITS,
     ) -> None:
         self.spec = spec
@@ -130,7 +129,6 @@ class BotProcess:
         self.limits = limits
         self.stderr_path = stderr_path
         self.cpu_budget_s = limits.cpu_s if cpu_budget_s is None else cpu_budget_s
-        self.keep_workdir = keep_workdir
         # Accounting, read by the match for results.
         self._counters = array.array("q", bytes(8 * _N_COUNTERS))
         self.cpu_s = 0.0
@@ -179,11 +177,7 @@ class BotProcess:
         # Checked with the PATH the bot gets, so that every layer says "cannot start" alike.
         problem = sandbox.cannot_exec(spec.argv, env["PATH"])
         if problem is not None:
-            sandbox.release_uid(jail.uid)
-            self.death = Verdict.STARTUP
-            self.death_detail = f"cannot start: {problem}"
-            self._remove_workdir()
-            raise BotFault(Verdict.STARTUP, self.death_detail)
+            raise self._cannot_start(f"cannot start: {problem}", jail.uid)
         self.sandbox = jail.description
         self._uid = jail.uid
         # Our own pipes, so that no Python file object owns (and later closes) a descriptor.
@@ -206,11 +200,8 @@ class BotProcess:
         except (OSError, ValueError, subprocess.SubprocessError) as exc:  # ValueError: a NUL in argv
             for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
-            sandbox.release_uid(jail.uid)
-            self.death = Verdict.STARTUP
-            self.death_detail = f"cannot start {spec.argv[0]!r}: {getattr(exc, 'strerror', None) or exc}"
-            self._remove_workdir()
-            raise BotFault(Verdict.STARTUP, self.death_detail) from None
+            reason = getattr(exc, "strerror", None) or exc
+            raise self._cannot_start(f"cannot start {spec.argv[0]!r}: {reason}", jail.uid) from None
         for fd in (in_r, out_w, err_w):
             os.close(fd)
         self.pid = self._popen.pid
@@ -225,6 +216,14 @@ class BotProcess:
             self._ps = None
         self._started_at = trio.current_time()
         nursery.start_soon(self._drain_stderr)
+
+    def _cannot_start(self, detail: str, uid: int | None) -> BotFault:
+        """Undo what start() set up and return the STARTUP fault to raise."""
+        sandbox.release_uid(uid)
+        self._remove_workdir()
+        self.death = Verdict.STARTUP
+        self.death_detail = detail
+        return BotFault(Verdict.STARTUP, detail)
 
     def kill(self, verdict: Verdict, detail: str) -> None:
         """End the bot now with ``verdict`` (first cause wins).  Synchronous and quick."""
@@ -299,8 +298,8 @@ class BotProcess:
             await trio.lowlevel.checkpoint()
         return reply
 
-    async def _request_in_python(self, line: bytes, start: int) -> bytes:
-        """The same as the C fast path, for when it is not built or the stream needs care."""
+    async def _send(self, line: bytes, start: int) -> None:
+        """Write a whole line, waiting (bounded) while the bot's pipe is full."""
         try:
             written = _write(self._wfd, line)
         except BlockingIOError:
@@ -309,6 +308,10 @@ class BotProcess:
             raise await self._gone("its input pipe is closed") from None
         if written != len(line):
             await self._write_rest(line[written:], self._deadline(start))
+
+    async def _request_in_python(self, line: bytes, start: int) -> bytes:
+        """The same as the C fast path, for when it is not built or the stream needs care."""
+        await self._send(line, start)
         if self._clean:
             # A prompt bot's whole reply is usually in the pipe already.
             try:
@@ -359,15 +362,7 @@ class BotProcess:
         """Send an information line; its answer, if the game demands one, is discarded later."""
         if self.death is not None:
             return
-        deadline = self._deadline(_now_ns())
-        try:
-            written = os.write(self._wfd, line)
-        except BlockingIOError:
-            written = 0
-        except (BrokenPipeError, OSError):
-            raise await self._gone("its input pipe is closed") from None
-        if written != len(line):
-            await self._write_rest(line[written:], deadline)
+        await self._send(line, _now_ns())
         if expects_reply:
             self._owed += 1
             self._clean = False
@@ -381,7 +376,7 @@ class BotProcess:
                 continue
             except BlockingIOError:
                 pass
-            except (BrokenPipeError, OSError):
+            except OSError:
                 raise await self._gone("its input pipe is closed") from None
             with trio.move_on_at(deadline) as scope:
                 await trio.lowlevel.wait_writable(self._wfd)
@@ -578,21 +573,15 @@ class BotProcess:
         as the subreaper (``sandbox.become_subreaper``) the referee inherits them when
         they are orphaned, and :func:`sandbox.reap_orphans` collects them.
         """
-        token = f"{sandbox.TOKEN_VAR}={self._token}".encode()
         try:
-            candidates = psutil.Process().children(recursive=True)
+            children = psutil.Process().children(recursive=True)
         except psutil.Error:
-            candidates = []
-        for proc in candidates:
-            if proc.pid == self.pid:
-                continue
-            try:
-                with open(f"/proc/{proc.pid}/environ", "rb") as fh:
-                    if token in fh.read():
-                        proc.kill()
-                        self._doomed[proc.pid] = proc
-            except (OSError, psutil.Error):
-                continue
+            children = []
+        for proc in sandbox.carrying_token(self._token, children):
+            if proc.pid != self.pid:
+                with contextlib.suppress(psutil.Error):
+                    proc.kill()
+                    self._doomed[proc.pid] = proc
         if self._uid is not None:
             # Everything the bot's uid owns is the bot's, wherever it went.
             for proc in psutil.process_iter(["uids"]):
@@ -679,11 +668,11 @@ class BotProcess:
         os.close(fd)
 
     def _remove_workdir(self) -> None:
-        if self._workdir and not self.keep_workdir:
+        if self._workdir:
             shutil.rmtree(self._workdir, ignore_errors=True)
 
     def __repr__(self) -> str:
         return f"<BotProcess {self.spec.name} pid={self.pid} death={self.death}>"
 
 
-__all__ = ["BotProcess", "StderrCapture", "describe_status", "shorten"]
+__all__ = ["BotProcess", "StderrCapture", "describe_status"]

@@ -33,8 +33,8 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 import psutil
@@ -179,7 +179,6 @@ class Jail:
     #: Why a stronger part of the layer is not in force (empty when all of it is).
     note: str = ""
     env_path: str = ""
-    binds: list[str] = field(default_factory=list)
 
     @property
     def description(self) -> str:
@@ -280,7 +279,7 @@ def jail(argv: list[str], home: str, workdir: str, layer: Layer, disk_bytes: int
         *argv,
     ]  # fmt: skip
     sandbox_path = os.pathsep.join(d for d in path_dirs if d.startswith(tuple(SYSTEM_DIRS)))
-    return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=sandbox_path, binds=sorted(visible))
+    return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=sandbox_path)
 
 
 def become_subreaper() -> bool:
@@ -326,6 +325,24 @@ def reap_orphans() -> int:
         except (psutil.Error, ChildProcessError):
             continue
     return reaped
+
+
+def carrying_token(token: str, procs: Iterable[psutil.Process]) -> list[psutil.Process]:
+    """The processes among ``procs`` whose environment carries a bot's sweep token.
+
+    A process that changed or scrubbed its environment, or a zombie (whose environment
+    can no longer be read), is not found this way.
+    """
+    marker = f"{TOKEN_VAR}={token}".encode()
+    found = []
+    for proc in procs:
+        try:
+            with open(f"/proc/{proc.pid}/environ", "rb") as fh:
+                if marker in fh.read():
+                    found.append(proc)
+        except OSError:
+            continue
+    return found
 
 
 def bot_environment(workdir: str, home: str) -> tuple[dict[str, str], str]:

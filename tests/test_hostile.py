@@ -156,16 +156,7 @@ def spec(argv: Sequence[str], name: str = "hostile") -> BotSpec:
 
 def token_holders(token: str) -> list[psutil.Process]:
     """Every process on the machine whose environment carries the bot's sweep token."""
-    marker = f"{isolation.TOKEN_VAR}={token}".encode()
-    found = []
-    for proc in psutil.process_iter():
-        try:
-            with open(f"/proc/{proc.pid}/environ", "rb") as fh:
-                if marker in fh.read():
-                    found.append(proc)
-        except OSError:
-            continue
-    return found
+    return isolation.carrying_token(token, psutil.process_iter())
 
 
 def still_there(proc: psutil.Process) -> bool:

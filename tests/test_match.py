@@ -174,7 +174,9 @@ def test_a_bot_stopped_for_hanging_leaves_a_liars_dice_game(built_samples, scrip
     )
     prob = f"python3 {built_samples}/liars_dice/probabilistic.py"
     specs = unique_names(resolve(b) for b in [hang, prob, prob])
-    cfg = MatchConfig(game="liars-dice", games=1, seed=4, pin=False, sandbox="rlimits", stderr_dir=str(tmp_path))
+    cfg = MatchConfig(
+        game="liars-dice", games=1, seed=4, pin=False, sandbox="rlimits", stderr_dir=str(tmp_path)
+    )
     result = trio.run(Match(games.get("liars-dice")(), specs, cfg).run)
     hung = next(p for p in result.players if p["name"] == "hang")
     assert hung["forfeits"] == {"timeout": 3}  # a die per timeout, then its last 3 dice at once

@@ -6,10 +6,12 @@ process behind (checked by the bot's sweep token, which every descendant inherit
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import psutil
@@ -47,17 +49,18 @@ def spec(mode: str, good: int = 0) -> BotSpec:
     return BotSpec(name=mode, argv=[sys.executable, str(BOT), mode, str(good)], home=str(BOT.parent))
 
 
-def processes_with_token(token: str) -> list[int]:
-    marker = f"{sandbox.TOKEN_VAR}={token}".encode()
-    found = []
-    for proc in psutil.process_iter():
+@contextlib.asynccontextmanager
+async def running(bot_spec: BotSpec, limits: Limits = LIMITS, **kwargs) -> AsyncIterator[BotProcess]:
+    """A started bot in a nursery of its own, closed (a bounded wait) on the way out."""
+    sandbox.become_subreaper()
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(bot_spec, limits, **kwargs)
+        await bot.start(nursery)
         try:
-            with open(f"/proc/{proc.pid}/environ", "rb") as fh:
-                if marker in fh.read():
-                    found.append(proc.pid)
-        except OSError:
-            continue
-    return found
+            yield bot
+        finally:
+            await bot.close()
+            nursery.cancel_scope.cancel()
 
 
 async def play(mode: str, good: int = 0, limits: Limits = LIMITS, line: bytes = REQUEST, asks: int = 4):
@@ -85,7 +88,7 @@ async def play(mode: str, good: int = 0, limits: Limits = LIMITS, line: bytes = 
             await bot.close()
         nursery.cancel_scope.cancel()
     assert not psutil.pid_exists(bot.pid) or psutil.Process(bot.pid).status() == psutil.STATUS_ZOMBIE
-    assert processes_with_token(token) == [], f"{mode} left processes behind"
+    assert sandbox.carrying_token(token, psutil.process_iter()) == [], f"{mode} left processes behind"
     return fault, bot, elapsed
 
 
@@ -121,14 +124,9 @@ async def test_cpu_budget_is_enforced_over_the_tree():
 
 
 async def test_garbage_reply_is_returned_for_the_game_to_judge():
-    sandbox.become_subreaper()
-    async with trio.open_nursery() as nursery:
-        bot = BotProcess(spec("garbage", 1), LIMITS)
-        await bot.start(nursery)
+    async with running(spec("garbage", 1), LIMITS) as bot:
         assert await bot.request(REQUEST) == b"0"
         assert await bot.request(REQUEST) == b"\xff\xfe not a number"
-        await bot.close()
-        nursery.cancel_scope.cancel()
 
 
 async def test_crash_detail_names_the_signal():
@@ -157,10 +155,7 @@ async def test_long_line_keeps_memory_bounded():
 async def test_slow_bot_recovers_after_a_timeout():
     """A late reply is read and dropped; the next answer is matched to the next request."""
     limits = Limits(startup_s=5.0, decision_s=0.4, exit_s=2.0)
-    sandbox.become_subreaper()
-    async with trio.open_nursery() as nursery:
-        bot = BotProcess(spec("slow", 1), limits)
-        await bot.start(nursery)
+    async with running(spec("slow", 1), limits) as bot:
         assert await bot.request(REQUEST) == b"0"
         with pytest.raises(BotFault) as first:
             await bot.request(REQUEST)  # answered after 0.6 s > 0.4 s
@@ -169,15 +164,10 @@ async def test_slow_bot_recovers_after_a_timeout():
         await trio.sleep(1.0)  # the late reply arrives meanwhile
         with pytest.raises(BotFault):
             await bot.request(REQUEST)  # its own reply is 0.6 s away again: a timeout, not a desync
-        await bot.close()
-        nursery.cancel_scope.cancel()
 
 
 async def test_hung_bot_is_stopped_after_two_timeouts():
-    sandbox.become_subreaper()
-    async with trio.open_nursery() as nursery:
-        bot = BotProcess(spec("sleep", 1), LIMITS)
-        await bot.start(nursery)
+    async with running(spec("sleep", 1), LIMITS) as bot:
         assert await bot.request(REQUEST) == b"0"
         for _ in range(2):
             with pytest.raises(BotFault) as info:
@@ -186,20 +176,14 @@ async def test_hung_bot_is_stopped_after_two_timeouts():
         assert bot.death is Verdict.TIMEOUT and "previous request" in bot.death_detail
         with pytest.raises(BotFault):
             await bot.request(REQUEST)  # dead: fails at once
-        await bot.close()
-        nursery.cancel_scope.cancel()
 
 
 async def test_ignoring_sigterm_does_not_delay_close():
-    sandbox.become_subreaper()
-    async with trio.open_nursery() as nursery:
-        bot = BotProcess(spec("ignore-term", 0), LIMITS)
-        await bot.start(nursery)
+    async with running(spec("ignore-term", 0), LIMITS) as bot:
         assert await bot.request(REQUEST) == b"0"
         started = time.monotonic()
         await bot.close()
         assert time.monotonic() - started < 3.0
-        nursery.cancel_scope.cancel()
 
 
 async def test_cannot_start_is_a_startup_verdict(tmp_path):
@@ -218,14 +202,9 @@ async def test_stderr_is_captured_to_a_file(tmp_path):
     )
     limits = Limits(startup_s=5.0, decision_s=2.0, stderr_bytes=1000)
     noisy = BotSpec(name="noisy", argv=[sys.executable, str(script)], home=str(tmp_path))
-    sandbox.become_subreaper()
-    async with trio.open_nursery() as nursery:
-        bot = BotProcess(noisy, limits, stderr_path=tmp_path / "noisy.stderr")
-        await bot.start(nursery)
+    async with running(noisy, limits, stderr_path=tmp_path / "noisy.stderr") as bot:
         assert await bot.request(REQUEST) == b"0"
         await trio.sleep(0.2)
-        await bot.close()
-        nursery.cancel_scope.cancel()
     text = (tmp_path / "noisy.stderr").read_text()
     assert "299000 bytes of stderr cut" in text
     assert text.startswith("x" * 500) and text.endswith("x" * 500)
@@ -250,12 +229,8 @@ async def test_private_working_directory_and_minimal_environment(tmp_path):
     probe = BotSpec(name="env", argv=[sys.executable, str(script)], home=str(tmp_path))
     os.environ["REFEREE_TEST_SECRET"] = "1"
     try:
-        async with trio.open_nursery() as nursery:
-            bot = BotProcess(probe, LIMITS)
-            await bot.start(nursery)
+        async with running(probe, LIMITS) as bot:
             reply = await bot.request(REQUEST)
-            await bot.close()
-            nursery.cancel_scope.cancel()
     finally:
         del os.environ["REFEREE_TEST_SECRET"]
     import json
@@ -273,31 +248,22 @@ async def test_private_working_directory_and_minimal_environment(tmp_path):
 async def test_a_bot_that_stops_reading_mid_match_is_stopped_not_desynced():
     """A write that times out leaves part of a line in the pipe: no later reply can be
     matched to its request, so the bot is stopped (it used to time out forever)."""
-    sandbox.become_subreaper()
-    async with trio.open_nursery() as nursery:
-        bot = BotProcess(spec("sleep", 1), LIMITS)  # answers once, then never reads again
-        await bot.start(nursery)
+    async with running(spec("sleep", 1)) as bot:  # answers once, then never reads again
         assert await bot.request(REQUEST) == b"0"
         with pytest.raises(BotFault) as info:
             for _ in range(3):  # it reads one more line before it stops reading
                 await bot.tell(b"9" * (1 << 20) + b"\n")  # far more than a pipe holds
         assert info.value.verdict is Verdict.TIMEOUT and "did not read its input" in info.value.detail
         assert bot.death is Verdict.TIMEOUT
-        await bot.close()
-        nursery.cancel_scope.cancel()
 
 
 async def test_a_cancelled_close_still_ends_the_bot():
-    sandbox.become_subreaper()
-    async with trio.open_nursery() as nursery:
-        bot = BotProcess(spec("ignore-term", 0), LIMITS)
-        await bot.start(nursery)
+    async with running(spec("ignore-term", 0), LIMITS) as bot:
         assert await bot.request(REQUEST) == b"0"
         with trio.move_on_after(0.01):
             await bot.close()  # cancelled from outside almost at once
         await bot.close()
         assert not psutil.pid_exists(bot.pid)
-        nursery.cancel_scope.cancel()
 
 
 async def test_a_nul_in_the_command_is_a_startup_verdict_without_leaks():
@@ -319,12 +285,8 @@ async def test_a_bot_under_its_own_uid_still_gets_oom_score_1000():
     if not isolation_reachable(report):
         pytest.skip(f"{report} is not readable by other users: no uid of its own is possible")
     bot_spec = BotSpec(name="report", argv=["/usr/bin/python3", str(report)], home=str(report.parent))
-    async with trio.open_nursery() as nursery:
-        bot = BotProcess(bot_spec, LIMITS, layer=sandbox.Layer.RLIMITS)
-        await bot.start(nursery)
+    async with running(bot_spec, LIMITS, layer=sandbox.Layer.RLIMITS) as bot:
         uid, oom = (await bot.request(REQUEST)).split()
-        await bot.close()
-        nursery.cancel_scope.cancel()
     assert "uid " in bot.sandbox and int(uid) != 0
     assert oom == b"1000"
 
