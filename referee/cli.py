@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import secrets
 import subprocess
 import sys
@@ -109,7 +110,14 @@ def build_parser() -> argparse.ArgumentParser:
         "--sandbox",
         choices=sandbox.CHOICES,
         default="auto",
-        help="isolation layer (default auto: the strongest that works here; see docs/security.md)",
+        help="isolation layer (default auto: the strongest that works here; strict: the strongest or "
+        "refuse to run; see docs/security.md)",
+    )
+    match.add_argument(
+        "--allow-root-bots",
+        action="store_true",
+        help="as root, run a bot whose files other users cannot read as root instead of refusing it "
+        "(never for untrusted code)",
     )
     lim = match.add_argument_group("limits (default: the game's seed values; 'none' lifts one)")
     lim.add_argument(
@@ -216,8 +224,22 @@ def _print_table(result: MatchResult, elapsed: float, stderr_dir: Path) -> None:
                 markup=False,
                 highlight=False,
             )
+    isolation = sorted({re.sub(r"uid \d+", "uid of its own", p["sandbox"]) for p in result.players})
+    for line in isolation:
+        console.print(f"isolation: {line}", markup=False, highlight=False)
     if stderr_dir.exists() and any(stderr_dir.iterdir()):
         console.print(f"bots' stderr: {stderr_dir}", highlight=False)
+
+
+def _say_sandbox(layer: sandbox.Layer) -> None:
+    """One line on stderr, before the match, when the layer in force leaves something
+    open that this machine could close (or when even its strongest is not the
+    namespaces layer).  The layer itself is in the results' title and isolation line."""
+    warning = sandbox.advice(layer)
+    if warning is None and layer is not sandbox.Layer.NONE:
+        warning = sandbox.best_possible_note()
+    if warning is not None:
+        print(f"referee: {warning}", file=sys.stderr)
 
 
 def cmd_match(args: argparse.Namespace) -> int:
@@ -237,6 +259,7 @@ def cmd_match(args: argparse.Namespace) -> int:
         recover=args.recover,
         pin=args.pin,
         sandbox=args.sandbox,
+        allow_root_bots=args.allow_root_bots,
         limits=_limits_from(args),
         log_path=args.log,
         exports=dict(args.export),
@@ -254,6 +277,8 @@ def cmd_match(args: argparse.Namespace) -> int:
     except (MatchError, TypeError, ValueError) as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return EXIT_USAGE
+
+    _say_sandbox(match.layer)
 
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 

@@ -46,8 +46,10 @@ class MatchConfig(msgspec.Struct, frozen=True):
     seed: int = 0
     recover: bool = False
     pin: bool = True
-    #: ``auto``, ``none``, ``rlimits`` or ``bwrap`` (referee.sandbox).
+    #: ``auto``, ``strict`` or a layer of referee.sandbox.Layer.
     sandbox: str = "auto"
+    #: As root, run a bot that cannot have a uid of its own as root instead of refusing it.
+    allow_root_bots: bool = False
     limits: LimitsOverride | None = None
     log_path: str | None = None
     stderr_dir: str | None = None
@@ -263,6 +265,7 @@ class Match:
             stderr_path=player.stderr_path,
             cpu_budget_s=player.cpu_left,
             layer=self.layer,
+            allow_root=self.config.allow_root_bots,
         )
         try:
             await bot.start(self._nursery)

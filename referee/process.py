@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import array
 import contextlib
+import json
 import os
 import shutil
 import signal
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -36,6 +36,7 @@ import trio
 from referee import sandbox
 from referee.botspec import BotSpec
 from referee.limits import Limits
+from referee.sandbox import spawn
 from referee.verdict import BotFault, Verdict
 
 _READ_SIZE = 1 << 16
@@ -55,6 +56,11 @@ _CHECKPOINT_EVERY = 64
 _EXIT_POLL_S = 0.01
 #: While waiting for a reply, how often to check that the bot's leader process still runs.
 _LEADER_CHECK_S = 0.1
+#: The longest a sandbox may take to be built, whatever the startup allowance.
+_SETUP_MAX_S = 30.0
+#: Files a bot under Landlock alone may keep in its working directory before the scan
+#: that measures them gives up and calls the directory full.
+_DISK_SCAN_MAX_ENTRIES = 20_000
 
 
 def _lingers(proc: psutil.Process) -> bool:
@@ -121,9 +127,11 @@ class BotProcess:
         stderr_path: Path | None = None,
         cpu_budget_s: float | None = None,
         layer: sandbox.Layer = sandbox.Layer.RLIMITS,
+        allow_root: bool = False,
     ) -> None:
         self.spec = spec
         self.layer = layer
+        self.allow_root = allow_root
         #: What isolation actually ran (the layer, the uid, why anything is missing).
         self.sandbox = layer.value
         self.limits = limits
@@ -139,8 +147,17 @@ class BotProcess:
         self.exit_status: int | None = None
         self.pid = -1
         self._wfd = self._rfd = self._efd = -1
-        self._popen: subprocess.Popen[bytes] | None = None
+        self._spawned = False
         self._ps: psutil.Process | None = None
+        #: The supervisor's processes (supervised layers): never charged to the bot.
+        self._supervisors: set[int] = set()
+        self._jail: sandbox.Jail | None = None
+        self._status_fd = -1
+        self._status_buf = bytearray()
+        self._bot_status: int | None = None
+        self._setup_error = ""
+        #: Bytes the bot keeps in files (its private tmpfs, or its working directory).
+        self.files_bytes = 0
         self._uid: int | None = None
         self._seen: dict[int, psutil.Process] = {}
         #: Everything sent SIGKILL, kept until it is seen dead and reaped.
@@ -163,7 +180,7 @@ class BotProcess:
 
     @property
     def alive(self) -> bool:
-        return self.death is None and self._popen is not None
+        return self.death is None and self._spawned
 
     async def start(self, nursery: trio.Nursery) -> None:
         """Spawn the bot.  Raises ``BotFault(STARTUP)`` if it cannot be started."""
@@ -171,40 +188,60 @@ class BotProcess:
         self._workdir = tempfile.mkdtemp(prefix=f"referee-{spec.name}-")
         os.chmod(self._workdir, 0o700)
         env, self._token = sandbox.bot_environment(self._workdir, spec.home)
-        jail = sandbox.jail(spec.argv, spec.home, self._workdir, self.layer, limits.disk_bytes)
+        try:
+            jail = sandbox.jail(
+                spec.argv,
+                spec.home,
+                self._workdir,
+                self.layer,
+                limits,
+                env=env,
+                allow_root=self.allow_root,
+                name=spec.name,
+            )
+        except sandbox.RootBotRefused as exc:
+            raise self._cannot_start(str(exc), None) from None
+        self._jail = jail
         if jail.env_path:
             env["PATH"] = jail.env_path
         # Checked with the PATH the bot gets, so that every layer says "cannot start" alike.
-        problem = sandbox.cannot_exec(spec.argv, env["PATH"])
+        argv = jail.config["argv"] if jail.config is not None else spec.argv
+        problem = sandbox.cannot_exec(argv, env["PATH"])
         if problem is not None:
             raise self._cannot_start(f"cannot start: {problem}", jail.uid)
         self.sandbox = jail.description
         self._uid = jail.uid
+        direct = jail.config is None and self.layer is not sandbox.Layer.NONE
+        rlimits = sandbox.rlimits_for(limits) if direct else []
+        if direct and jail.uid is not None:
+            rlimits.append((sandbox.resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
+        launch = spawn.Launch(
+            argv=jail.argv,
+            env=env,
+            cwd=self._workdir,
+            rlimits=rlimits,
+            oom_score_adj=self.layer is not sandbox.Layer.NONE,
+            uid=jail.uid if direct else None,
+            cgroup_procs=jail.cgroup.procs_paths() if jail.cgroup is not None else (),
+            config=None if jail.config is None else json.dumps(jail.config).encode(),
+        )
         # Our own pipes, so that no Python file object owns (and later closes) a descriptor.
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        setup_deadline = trio.current_time() + min(limits.startup_s, _SETUP_MAX_S)
         try:
-            # Spawned from this (the main) thread: see sandbox.jail on PR_SET_PDEATHSIG.
-            self._popen = subprocess.Popen(
-                jail.argv,
-                stdin=in_r,
-                stdout=out_w,
-                stderr=err_w,
-                cwd=self._workdir,
-                env=env,
-                start_new_session=True,
-                preexec_fn=sandbox.preexec(limits, self.layer, jail.uid),
-                close_fds=True,
-            )
-        except (OSError, ValueError, subprocess.SubprocessError) as exc:  # ValueError: a NUL in argv
+            # From this (the main) thread: see sandbox.jail on PR_SET_PDEATHSIG.
+            spawned = await spawn.start(launch, (in_r, out_w, err_w), setup_deadline)
+        except spawn.SpawnError as exc:
             for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
-            reason = getattr(exc, "strerror", None) or exc
-            raise self._cannot_start(f"cannot start {spec.argv[0]!r}: {reason}", jail.uid) from None
+            raise self._cannot_start(f"cannot start {spec.argv[0]!r}: {exc}", jail.uid) from None
         for fd in (in_r, out_w, err_w):
             os.close(fd)
-        self.pid = self._popen.pid
+        self._spawned = True
+        self.pid = spawned.pid
+        self._status_fd = spawned.status_fd
         sandbox.LEADERS.add(self.pid)
         self._wfd, self._rfd, self._efd = in_w, out_r, err_r
         for fd in (self._wfd, self._rfd, self._efd):
@@ -214,6 +251,17 @@ class BotProcess:
             self._seen[self.pid] = self._ps
         except psutil.Error:
             self._ps = None
+        if jail.config is not None:
+            self._supervisors.add(self.pid)
+            line = await spawn.read_status_line(self._status_fd, self._status_buf, setup_deadline)
+            if line != "ready":
+                why = "the sandbox was not ready in time" if line is None else line.removeprefix("error ")
+                self.kill(Verdict.STARTUP, f"cannot start: {why}")
+                await self.close()
+                raise BotFault(Verdict.STARTUP, self.death_detail)
+            if self.layer is sandbox.Layer.NAMESPACES and self._ps is not None:
+                with contextlib.suppress(psutil.Error):
+                    self._supervisors.update(child.pid for child in self._ps.children())
         self._started_at = trio.current_time()
         nursery.start_soon(self._drain_stderr)
 
@@ -234,7 +282,7 @@ class BotProcess:
 
     async def close(self) -> None:
         """Stop the bot and everything it started, and reap it; bounded in time."""
-        if self._closed or self._popen is None:
+        if self._closed or not self._spawned:
             self._closed = True
             return
         # Shielded: every step is bounded, and a cancelled close must not leave the bot
@@ -250,9 +298,13 @@ class BotProcess:
             self._stderr_scope.cancel()
             self._close_fd("_rfd")
             self._close_fd("_efd")
+            self._read_status()
+            self._close_fd("_status_fd")
             self._account_exit()
             self._write_stderr()
             self._remove_workdir()
+            if self._jail is not None and self._jail.cgroup is not None:
+                self._jail.cgroup.remove()
             sandbox.release_uid(self._uid)
 
     # ------------------------------------------------------------------ I/O
@@ -493,9 +545,14 @@ class BotProcess:
             else:
                 verdict = Verdict.CRASH
                 detail = describe_status(self.exit_status, self.layer is sandbox.Layer.BWRAP)
+                if self._setup_error:
+                    detail = f"cannot start: {self._setup_error}"
                 if detail == "killed by SIGXCPU":
                     verdict = Verdict.CPU
                     detail += " (the kernel CPU-time limit)"
+                elif self._cgroup_oom():
+                    verdict = Verdict.MEMORY
+                    detail += f" by the kernel: over its memory cap of {self.limits.memory_bytes >> 20} MiB (cgroup)"
                 if not self.decisions:
                     detail += " before its first answer"
                 self.kill(verdict, detail)
@@ -504,21 +561,39 @@ class BotProcess:
     # ------------------------------------------------------------------ accounting
 
     def sample(self) -> None:
-        """Update CPU and memory from the whole process tree (called by the monitor)."""
+        """Update CPU and memory from the whole process tree (called by the monitor).
+
+        Everything in the bot's sandbox is charged, orphans and daemons included (under
+        the supervised layers they cannot leave the tree), and so are the files it keeps
+        in its private tmpfs (memory no process's RSS shows) or, under Landlock alone,
+        in its working directory.  The supervisor itself is not the bot's: only what it
+        reaped (its children's CPU) counts.
+        """
         if self._ps is None or self.death is not None:
             return
         procs = self._tree()
         cpu = 0.0
         rss = 0
+        supervisors = self._supervisors
         for proc in procs:
             try:
                 with proc.oneshot():
                     t = proc.cpu_times()
-                    mem = proc.memory_info().rss
+                    mem = 0 if proc.pid in supervisors else proc.memory_info().rss
             except psutil.Error:
                 continue
-            cpu += t.user + t.system + t.children_user + t.children_system
+            cpu += t.children_user + t.children_system
+            if proc.pid not in supervisors:
+                cpu += t.user + t.system
             rss += mem
+        files = self._files_bytes()
+        if files is not None:
+            self.files_bytes = files
+            rss += files
+        cgroup = self._jail.cgroup if self._jail is not None else None
+        if cgroup is not None:
+            with contextlib.suppress(OSError):
+                cpu = max(cpu, cgroup.cpu_seconds())
         if cpu > self.cpu_s:
             self.cpu_s = cpu
         if rss > self.peak_rss:
@@ -529,10 +604,50 @@ class BotProcess:
                 Verdict.CPU, f"used {self.cpu_s:.1f} s of CPU, over its budget of {self.cpu_budget_s:g} s"
             )
         elif limits.memory_bytes is not None and rss > limits.memory_bytes:
+            what = f" (of which {files >> 20} MiB in files)" if files else ""
             self.kill(
                 Verdict.MEMORY,
-                f"resident memory {rss >> 20} MiB, over the cap of {limits.memory_bytes >> 20} MiB",
+                f"resident memory {rss >> 20} MiB{what}, over the cap of {limits.memory_bytes >> 20} MiB",
             )
+        elif self._cgroup_oom():
+            # The kernel's cap (the cgroup's) acted between two samples: a process of
+            # the bot was killed for memory; the bot goes with it.
+            self.kill(
+                Verdict.MEMORY,
+                f"a process of it was killed by the kernel: over its memory cap of "
+                f"{(limits.memory_bytes or 0) >> 20} MiB (cgroup)",
+            )
+        elif files is not None and files > limits.disk_bytes:
+            self.kill(
+                Verdict.MEMORY,
+                f"its files take {files >> 20} MiB, over the cap of {limits.disk_bytes >> 20} MiB",
+            )
+
+    def _cgroup_oom(self) -> bool:
+        cgroup = self._jail.cgroup if self._jail is not None else None
+        if cgroup is None:
+            return False
+        try:
+            return cgroup.oom_killed()
+        except OSError:
+            return False
+
+    def _files_bytes(self) -> int | None:
+        """Bytes the bot keeps in files, where the referee can tell: the private tmpfs
+        (namespaces), or its working directory on disk (Landlock alone)."""
+        if self.layer is sandbox.Layer.NAMESPACES:
+            for pid in self._supervisors:
+                if pid == self.pid:
+                    continue
+                try:
+                    fs = os.statvfs(f"/proc/{pid}/root/tmp")
+                except OSError:
+                    return None
+                return (fs.f_blocks - fs.f_bfree) * fs.f_frsize
+            return None
+        if self.layer is sandbox.Layer.LANDLOCK and self._workdir:
+            return _directory_bytes(self._workdir, _DISK_SCAN_MAX_ENTRIES, self.limits.disk_bytes + 1)
+        return None
 
     def _tree(self) -> list[psutil.Process]:
         """The bot's live processes: its descendants now and any seen before that still run."""
@@ -552,8 +667,13 @@ class BotProcess:
 
     def _kill_tree(self) -> None:
         """SIGKILL everything of the bot's: signals only, no waiting (reaping is in close)."""
-        if self._popen is None:
+        if not self._spawned:
             return
+        cgroup = self._jail.cgroup if self._jail is not None else None
+        if cgroup is not None:
+            # Frozen, then killed: nothing in it can fork in between.
+            with contextlib.suppress(OSError):
+                cgroup.kill_all(timeout=0)
         procs = self._tree()  # before the leader dies and its children re-parent
         if self.exit_status is None:
             # Once the leader is reaped its group id may be reused: psutil's checked
@@ -592,8 +712,12 @@ class BotProcess:
                         self._doomed[proc.pid] = proc
 
     async def _wait_exit(self, timeout: float) -> None:
-        """Reap the leader if it exits within ``timeout``; records status and CPU."""
-        if self.exit_status is not None or self._popen is None:
+        """Reap the leader if it exits within ``timeout``; records status and CPU.
+
+        Under a supervisor the leader is the supervisor: the bot's own wait status and
+        the CPU of everything of it that was reaped come on the status pipe.
+        """
+        if self.exit_status is not None or not self._spawned:
             return
         with trio.move_on_after(timeout):
             while True:
@@ -604,13 +728,25 @@ class BotProcess:
                     return
                 if pid:
                     sandbox.LEADERS.discard(self.pid)
-                    self.exit_status = status
-                    self._popen.returncode = (
-                        -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
-                    )
                     self.cpu_s = max(self.cpu_s, usage.ru_utime + usage.ru_stime)
+                    self._read_status()
+                    self.exit_status = status if self._bot_status is None else self._bot_status
                     return
                 await trio.sleep(_EXIT_POLL_S)
+
+    def _read_status(self) -> None:
+        """Take in what the supervisor reported: the bot's exit, or a late setup error."""
+        if self._status_fd < 0:
+            return
+        for line in spawn.poll_status_lines(self._status_fd, self._status_buf):
+            word, _, rest = line.partition(" ")
+            if word == "exit":
+                status, _, cpu_ns = rest.partition(" ")
+                with contextlib.suppress(ValueError):
+                    self._bot_status = int(status)
+                    self.cpu_s = max(self.cpu_s, int(cpu_ns) / 1e9)
+            elif word == "error":
+                self._setup_error = rest
 
     async def _reap_leftovers(self) -> None:
         """Wait (bounded, without blocking trio) until everything signalled is dead and
@@ -673,6 +809,34 @@ class BotProcess:
 
     def __repr__(self) -> str:
         return f"<BotProcess {self.spec.name} pid={self.pid} death={self.death}>"
+
+
+def _directory_bytes(path: str, max_entries: int, enough: int) -> int:
+    """Bytes of the files under ``path``, stopping once ``enough`` is reached; a tree
+    of more than ``max_entries`` entries counts as ``enough`` (a bot cannot make the
+    referee scan a million files four times a second)."""
+    total = 0
+    entries = 0
+    stack = [path]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for entry in it:
+                    entries += 1
+                    if entries > max_entries:
+                        return enough
+                    try:
+                        if entry.is_dir(follow_symlinks=False):
+                            stack.append(entry.path)
+                        else:
+                            total += entry.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        continue
+                    if total >= enough:
+                        return total
+        except OSError:
+            continue
+    return total
 
 
 __all__ = ["BotProcess", "StderrCapture", "describe_status"]

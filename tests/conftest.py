@@ -2,13 +2,31 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
+
+
+def _reachable_by_strangers(path: str) -> bool:
+    """Whether a user in no group of ours can run ``path`` (every directory above it o+x)."""
+    real = Path(os.path.realpath(path))
+    return all(os.stat(d).st_mode & 0o001 for d in real.parents) and bool(os.stat(real).st_mode & 0o005 == 5)
+
+
+#: The interpreter for the tests' Python bots.  As root, every bot runs under a uid of
+#: its own, which must be able to run it; a pyenv Python under /root (0700) cannot be,
+#: so the system's Python is used then (the bots need only the standard library).
+BOT_PYTHON = next(
+    (p for p in (sys.executable, "/usr/bin/python3") if os.path.exists(p) and _reachable_by_strangers(p)),
+    sys.executable,
+)
 SAMPLES = ROOT / "sample_players"
 
 
@@ -20,12 +38,33 @@ def built_samples() -> Path:
 
 
 @pytest.fixture
+def tmp_path() -> Path:
+    """A fresh directory that other users may read (pytest's own is 0700).
+
+    As root the referee runs every bot under a uid of its own and refuses a bot whose
+    files that uid cannot read (docs/security.md); the tests' bots live here.
+    """
+    path = Path(tempfile.mkdtemp(prefix="referee-test-"))
+    path.chmod(0o755)
+    yield path
+    shutil.rmtree(path, ignore_errors=True)
+
+
+@pytest.fixture
+def private_dir(tmp_path_factory) -> Path:
+    """A directory only its owner can read: pytest's own 0700 tmp_path."""
+    path = tmp_path_factory.mktemp("private")
+    os.chmod(path, 0o700)
+    return path
+
+
+@pytest.fixture
 def script_bot(tmp_path):
     """Write a Python bot from source text; returns the command line that runs it."""
 
     def make(source: str, name: str = "scripted") -> str:
         path = tmp_path / f"{name}.py"
         path.write_text(source)
-        return f"{sys.executable} {path}"
+        return f"{BOT_PYTHON} {path}"
 
     return make

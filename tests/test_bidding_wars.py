@@ -12,11 +12,11 @@ import math
 import random
 import statistics
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 import trio
+from conftest import BOT_PYTHON
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -521,8 +521,8 @@ def _match(bots: list[str], tmp_path: Path, games_: int, seed: int, **options) -
         seed=seed,
         pin=False,
         # The scripted faulty bot keeps its progress in a file across restarts, which
-        # the bwrap layer (rightly) forbids; isolation is tested in test_hostile.py.
-        sandbox="rlimits",
+        # every layer but none (rightly) forbids; isolation is tested in test_hostile.py.
+        sandbox="none",
         log_path=str(log),
         stderr_dir=str(tmp_path / "stderr"),
         options=options,
@@ -582,7 +582,7 @@ for line in sys.stdin:
 def test_faults_through_processes(built: Path, tmp_path: Path) -> None:
     bot = tmp_path / "faulty.py"
     bot.write_text(_FAULTY)
-    faulty = f"{sys.executable} {bot} {tmp_path / 'marker'}"
+    faulty = f"{BOT_PYTHON} {bot} {tmp_path / 'marker'}"
     players, lines = _match([faulty, f"python3 {built}/bid_prize.py"], tmp_path, 5, seed=3)
     f = players["faulty"]
     assert f["forfeits"] == {"crash": 1, "illegal": 1, "protocol": 1} and f["restarts"] == 1

@@ -19,6 +19,7 @@ from pathlib import Path
 
 import pytest
 import trio
+from conftest import BOT_PYTHON
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from phevaluator import evaluate_5cards, evaluate_7cards
@@ -681,9 +682,9 @@ def _spec(name: str, argv: list[str]) -> BotSpec:
 async def test_match_of_sample_players(built: None) -> None:
     specs = [
         _spec("montecarlo", [str(PLAYERS / "bin" / "montecarlo")]),
-        _spec("hand_strength", [sys.executable, str(PLAYERS / "hand_strength.py")]),
-        _spec("always_call", [sys.executable, str(PLAYERS / "always_call.py")]),
-        _spec("random", [sys.executable, str(PLAYERS / "random_player.py"), "3"]),
+        _spec("hand_strength", [BOT_PYTHON, str(PLAYERS / "hand_strength.py")]),
+        _spec("always_call", [BOT_PYTHON, str(PLAYERS / "always_call.py")]),
+        _spec("random", [BOT_PYTHON, str(PLAYERS / "random_player.py"), "3"]),
     ]
     config = MatchConfig(game="holdem", games=8, seed=1, pin=False, options={"bot_showdown": 1})
     result = await Match(Holdem(bot_showdown=1), specs, config).run()
@@ -700,8 +701,8 @@ async def test_crashed_bot_folds_and_the_table_goes_on(built: None, tmp_path: Pa
     )
     specs = [
         _spec("montecarlo", [str(PLAYERS / "bin" / "montecarlo")]),
-        _spec("crasher", [sys.executable, "-c", crasher]),
-        _spec("always_call", [sys.executable, str(PLAYERS / "always_call.py")]),
+        _spec("crasher", [BOT_PYTHON, "-c", crasher]),
+        _spec("always_call", [BOT_PYTHON, str(PLAYERS / "always_call.py")]),
     ]
     config = MatchConfig(game="holdem", games=3, seed=2, pin=False, log_path=str(tmp_path / "log.jsonl"))
     with trio.fail_after(60):

@@ -11,10 +11,10 @@ import json
 import math
 import random
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import BOT_PYTHON
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -593,7 +593,7 @@ def built() -> None:
 
 
 def _player(name: str, script: str, *args: str) -> BotSpec:
-    return BotSpec(name=name, argv=[sys.executable, str(PLAYERS / script), *args], home=str(PLAYERS))
+    return BotSpec(name=name, argv=[BOT_PYTHON, str(PLAYERS / script), *args], home=str(PLAYERS))
 
 
 async def _match(specs: list[BotSpec], games_n: int, log: Path) -> tuple[dict, list[dict]]:

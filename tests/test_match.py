@@ -9,11 +9,11 @@ programs will only be restarted between matches" (``--recover`` is our exception
 from __future__ import annotations
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import trio
+from conftest import BOT_PYTHON
 
 from referee import games
 from referee.botspec import resolve, unique_names
@@ -37,7 +37,7 @@ def play(bots: list[str], tmp_path, **config) -> tuple[dict, list[dict]]:
 
 def test_competent_beats_random_and_everything_is_counted(built_samples, tmp_path):
     competent = str(built_samples / "yahtzee/bin/competent")
-    rand = f"{sys.executable} {built_samples}/yahtzee/random_player.py"
+    rand = f"{BOT_PYTHON} {built_samples}/yahtzee/random_player.py"
     players, lines = play([competent, rand], tmp_path, games=20, seed=3)
     c, r = players["competent"], players["random_player"]
     assert c["wins"] + c["draws"] + c["losses"] == 20 == len(lines)
@@ -56,7 +56,7 @@ def test_competent_beats_random_and_everything_is_counted(built_samples, tmp_pat
 
 def test_same_seed_same_log(built_samples, tmp_path):
     competent = str(built_samples / "yahtzee/bin/competent")
-    rand = f"{sys.executable} {built_samples}/yahtzee/random_player.py"
+    rand = f"{BOT_PYTHON} {built_samples}/yahtzee/random_player.py"
     (tmp_path / "a").mkdir()
     (tmp_path / "b").mkdir()
     play([competent, rand], tmp_path / "a", games=5, seed=11)
@@ -91,7 +91,7 @@ def test_extra_output_is_a_protocol_forfeit(built_samples, script_bot, tmp_path)
 
 
 def test_crash_loses_every_remaining_game(built_samples, tmp_path):
-    crasher = f"{sys.executable} {MISBEHAVE} segv 1"  # one legal placement, then SIGSEGV
+    crasher = f"{BOT_PYTHON} {MISBEHAVE} segv 1"  # one legal placement, then SIGSEGV
     players, lines = play([crasher, str(built_samples / "yahtzee/bin/competent")], tmp_path, games=5, seed=1)
     m = players["misbehave"]
     assert m["forfeits"] == {"crash": 5} and m["losses"] == 5 and m["restarts"] == 0
@@ -102,7 +102,7 @@ def test_crash_loses_every_remaining_game(built_samples, tmp_path):
 
 
 def test_recover_restarts_a_crashed_bot(built_samples, tmp_path):
-    crasher = f"{sys.executable} {MISBEHAVE} segv 1"
+    crasher = f"{BOT_PYTHON} {MISBEHAVE} segv 1"
     players, _ = play(
         [crasher, str(built_samples / "yahtzee/bin/competent")], tmp_path, games=4, seed=1, recover=True
     )
@@ -112,7 +112,7 @@ def test_recover_restarts_a_crashed_bot(built_samples, tmp_path):
 
 
 def test_timeout_forfeits_the_game(built_samples, tmp_path):
-    sleeper = f"{sys.executable} {MISBEHAVE} sleep 1"
+    sleeper = f"{BOT_PYTHON} {MISBEHAVE} sleep 1"
     players, _ = play(
         [sleeper, str(built_samples / "yahtzee/bin/competent")],
         tmp_path,
@@ -127,7 +127,7 @@ def test_timeout_forfeits_the_game(built_samples, tmp_path):
 
 
 def test_cpu_budget_loses_the_rest_of_the_match(tmp_path, built_samples):
-    burner = f"{sys.executable} {MISBEHAVE} cpu 1"
+    burner = f"{BOT_PYTHON} {MISBEHAVE} cpu 1"
     players, _ = play(
         [burner, str(built_samples / "yahtzee/bin/competent")],
         tmp_path,

@@ -9,7 +9,6 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
-import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -17,6 +16,7 @@ from pathlib import Path
 import psutil
 import pytest
 import trio
+from conftest import BOT_PYTHON
 
 from referee import process, sandbox
 from referee.botspec import BotSpec
@@ -46,7 +46,7 @@ REQUEST = b"1 2 3 4 5\n"
 
 
 def spec(mode: str, good: int = 0) -> BotSpec:
-    return BotSpec(name=mode, argv=[sys.executable, str(BOT), mode, str(good)], home=str(BOT.parent))
+    return BotSpec(name=mode, argv=[BOT_PYTHON, str(BOT), mode, str(good)], home=str(BOT.parent))
 
 
 @contextlib.asynccontextmanager
@@ -201,7 +201,7 @@ async def test_stderr_is_captured_to_a_file(tmp_path):
         "import sys\nsys.stderr.write('x' * 300000)\nsys.stderr.flush()\nprint(0, flush=True)\n"
     )
     limits = Limits(startup_s=5.0, decision_s=2.0, stderr_bytes=1000)
-    noisy = BotSpec(name="noisy", argv=[sys.executable, str(script)], home=str(tmp_path))
+    noisy = BotSpec(name="noisy", argv=[BOT_PYTHON, str(script)], home=str(tmp_path))
     async with running(noisy, limits, stderr_path=tmp_path / "noisy.stderr") as bot:
         assert await bot.request(REQUEST) == b"0"
         await trio.sleep(0.2)
@@ -226,7 +226,7 @@ async def test_private_working_directory_and_minimal_environment(tmp_path):
         "sys.stdin.readline()\n"
         "print(json.dumps([os.getcwd(), sorted(os.environ), oct(os.stat('.').st_mode & 0o777)]), flush=True)\n"
     )
-    probe = BotSpec(name="env", argv=[sys.executable, str(script)], home=str(tmp_path))
+    probe = BotSpec(name="env", argv=[BOT_PYTHON, str(script)], home=str(tmp_path))
     os.environ["REFEREE_TEST_SECRET"] = "1"
     try:
         async with running(probe, LIMITS) as bot:
@@ -269,7 +269,7 @@ async def test_a_cancelled_close_still_ends_the_bot():
 async def test_a_nul_in_the_command_is_a_startup_verdict_without_leaks():
     before = len(os.listdir("/proc/self/fd"))
     async with trio.open_nursery() as nursery:
-        bot = BotProcess(BotSpec(name="nul", argv=[sys.executable, "-c", "\0"], home="/"), LIMITS)
+        bot = BotProcess(BotSpec(name="nul", argv=[BOT_PYTHON, "-c", "\0"], home="/"), LIMITS)
         with pytest.raises(BotFault) as info:
             await bot.start(nursery)
         assert info.value.verdict is Verdict.STARTUP

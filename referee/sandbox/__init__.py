@@ -1,23 +1,35 @@
 """What a bot process is allowed: the isolation layers, set up around its spawn.
 
-Layers, weakest to strongest (``--sandbox``; ``auto`` picks the strongest that works):
+Layers, weakest to strongest (``--sandbox``; ``auto`` picks the strongest that works
+here, ``strict`` the strongest or refuses to run):
 
 ``none``
-    Its own session and process group, a private 0700 working directory, a minimal
-    environment, psutil accounting of its whole tree, every wait bounded.  For
-    debugging a bot, not for untrusted code.
+    Its own session, a private 0700 working directory, a minimal environment, psutil
+    accounting of its whole tree, every wait bounded.  For debugging, not for
+    untrusted code.
 ``rlimits``
-    Adds kernel rlimits as backstops (CPU seconds, file size, no core dumps, open files,
-    optionally address space), ``oom_score_adj`` 1000 so the OOM killer takes a bot
-    before the referee, and — when the referee runs as root — a distinct unprivileged
-    uid per bot, so bots cannot signal, trace or read each other or the referee, and the
-    final sweep can kill everything that uid owns.
+    Adds kernel rlimits as backstops, ``oom_score_adj`` 1000, and, when the referee is
+    root, a uid of the bot's own.
+``landlock``
+    For machines that refuse unprivileged user namespaces: the bot runs under a
+    supervisor (a child subreaper, so nothing it starts escapes accounting), confined
+    by Landlock (reads only system and its own files, writes only its working
+    directory, no TCP; signals and abstract sockets scoped to itself) and a seccomp
+    filter (no ptrace, no sockets, no System V or POSIX IPC, no namespaces).
+``namespaces``
+    The default wherever the kernel allows it, root or not: the supervisor puts the bot
+    in new user, pid, network, IPC, UTS and mount namespaces, behind a root that holds
+    only the system directories and the bot's own files (read-only), a fresh /proc,
+    and one size-capped tmpfs for /tmp, /dev/shm and its working directory; Landlock,
+    the seccomp filter and a per-bot process cap on top.  As root, a uid of its own and
+    (where available) a cgroup.
 ``bwrap``
-    Adds bubblewrap namespaces: no network, its own pid namespace (with a fresh /proc),
-    read-only system directories, only its own working directory writable, its own
-    files read-only, private /tmp and /dev/shm, and nothing else of the file system.
+    bubblewrap, where it is installed: namespaces much like the layer above, without
+    the seccomp filter, Landlock or the process cap.
 
-docs/security.md has the threat model and what each layer stops.
+:mod:`referee.sandbox.supervisor` builds the supervised layers; :mod:`.spawn` starts
+every bot with bounded waits.  docs/security.md has the threat model and a measured
+table of what each layer stops.
 """
 
 from __future__ import annotations
@@ -25,6 +37,7 @@ from __future__ import annotations
 import ctypes
 import enum
 import functools
+import json
 import math
 import os
 import resource
@@ -33,13 +46,14 @@ import shutil
 import stat
 import subprocess
 import sys
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import psutil
 
 from referee.limits import Limits
+from referee.sandbox import cgroups, landlock, seccomp
 
 #: Environment variable carrying a per-bot random token; the final sweep finds escaped
 #: descendants (a double-forked daemon) by it.
@@ -54,23 +68,46 @@ _PR_SET_CHILD_SUBREAPER = 36
 _UID_BASE = 1_000_000_000 + os.getpid() * 64
 _UID_SLOTS = 64
 _uids_in_use: set[int] = set()
-#: Files a bot running as root inside bubblewrap must not read.
+#: Files a bot running as root must not read.
 _SECRET_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
 _SECRET_DIRS = ("/etc/ssh", "/etc/sudoers.d", "/etc/ssl/private")
 
 #: Directories a sandboxed bot sees read-only (when they exist).
 SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+#: Also visible, read-only, under the supervised layers: runtimes (the JVM, Go) read
+#: the CPU and memory topology there.
+_SYSFS = "/sys"
 #: The wire modules are public: sandboxed Python bots may import them.
-PROTOCOL_DIR = str(Path(__file__).resolve().parents[1] / "protocol")
+PROTOCOL_DIR = str(Path(__file__).resolve().parents[2] / "protocol")
+SUPERVISOR = str(Path(__file__).resolve().parent / "supervisor.py")
+#: Device files a bot under Landlock alone may write (it reads all of /dev).
+_WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
+#: Memory the supervisor's processes may use in a bot's cgroup on top of the bot's cap.
+_SUPERVISOR_ROOM = 64 << 20
 
 
 class Layer(enum.StrEnum):
     NONE = "none"
     RLIMITS = "rlimits"
+    LANDLOCK = "landlock"
+    NAMESPACES = "namespaces"
     BWRAP = "bwrap"
 
 
-CHOICES = ("auto", *Layer)
+CHOICES = ("auto", "strict", *Layer)
+#: What ``auto`` tries, strongest first.
+_PREFERENCE = (Layer.NAMESPACES, Layer.BWRAP, Layer.LANDLOCK, Layer.RLIMITS)
+
+
+class RootBotRefused(Exception):
+    """As root, a bot could not get a uid of its own and --allow-root-bots was not given."""
+
+
+def is_root() -> bool:
+    return os.geteuid() == 0
+
+
+# ---------------------------------------------------------------------- probes
 
 
 @functools.cache
@@ -95,8 +132,8 @@ def bwrap_works() -> bool:
         "/tmp",
         "true",
     ]
-    uid = _UID_BASE + _UID_SLOTS - 1  # reserved for the probe
-    kwargs = {"user": uid, "group": uid, "extra_groups": []} if os.geteuid() == 0 else {}
+    uid = _probe_uid()
+    kwargs = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
     try:
         done = subprocess.run(probe, capture_output=True, timeout=10, check=False, **kwargs)
     except (OSError, subprocess.SubprocessError):
@@ -106,14 +143,138 @@ def bwrap_works() -> bool:
     return done.returncode == 0
 
 
+def _probe_uid() -> int | None:
+    return _UID_BASE + _UID_SLOTS - 1 if is_root() else None  # the last slot is the probes'
+
+
+@functools.cache
+def supervised_problem(layer: Layer) -> str | None:
+    """Why ``layer`` (namespaces or landlock) cannot run bots here; None if it can.
+
+    Probed once: the supervisor runs ``/bin/true`` (or ``true`` from the system) under
+    the layer, exactly as it runs bots.
+    """
+    if not sys.platform.startswith("linux"):
+        return "needs Linux"
+    if layer is Layer.LANDLOCK:
+        if landlock.abi_version() < 1:
+            return "Landlock is not available in this kernel"
+        if seccomp.arch() is None:
+            return f"no seccomp filter for {os.uname().machine}"
+    program = shutil.which("true", path="/usr/bin:/bin")
+    if program is None:
+        return "no 'true' program to probe with"
+    workdir = _mkdtemp("probe")
+    try:
+        uid = _probe_uid()
+        if uid is not None:
+            os.chown(workdir, uid, uid)
+        config = _supervisor_config(layer, [program], {"PATH": "/usr/bin:/bin"}, workdir, uid, [], Limits(), [])
+        config_r, config_w = os.pipe()
+        status_r, status_w = os.pipe()
+        os.write(config_w, json.dumps(config).encode())
+        os.close(config_w)
+        try:
+            done = subprocess.run(
+                [sys.executable, "-I", "-S", SUPERVISOR, str(config_r), str(status_w)],
+                stdin=subprocess.DEVNULL,
+                capture_output=True,
+                pass_fds=(config_r, status_w),
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            return f"the supervisor did not run: {exc}"
+        finally:
+            os.close(config_r)
+            os.close(status_w)
+        with os.fdopen(status_r, "rb") as fh:
+            lines = fh.read().decode(errors="replace").splitlines()
+        errors = [line.removeprefix("error ") for line in lines if line.startswith("error ")]
+        if errors:
+            return errors[0]
+        if not lines or lines[0] != "ready" or not any(line.startswith("exit 0 ") for line in lines):
+            tail = done.stderr.decode(errors="replace").strip().splitlines()[-1:] or ["no status"]
+            return f"the probe did not run cleanly: {tail[0]}"
+        return None
+    finally:
+        shutil.rmtree(workdir, ignore_errors=True)
+        reap_orphans()
+
+
+def problem(layer: Layer) -> str | None:
+    """Why ``layer`` cannot run bots here (None: it can)."""
+    if layer in (Layer.NONE, Layer.RLIMITS):
+        return None
+    if layer is Layer.BWRAP:
+        return None if bwrap_works() else "bubblewrap is not installed or cannot create namespaces here"
+    return supervised_problem(layer)
+
+
 def choose(requested: str) -> Layer:
     """The layer for ``--sandbox requested``; raises ValueError if it cannot work here."""
     if requested == "auto":
-        return Layer.BWRAP if bwrap_works() else Layer.RLIMITS
-    layer = Layer(requested)
-    if layer is Layer.BWRAP and not bwrap_works():
-        raise ValueError("--sandbox bwrap: bubblewrap is not installed or cannot create namespaces here")
+        return next(layer for layer in _PREFERENCE if problem(layer) is None)
+    if requested == "strict":
+        reason = problem(Layer.NAMESPACES)
+        if reason is None and seccomp.arch() is None:
+            reason = f"no seccomp filter for {os.uname().machine}"
+        if reason is not None:
+            raise ValueError(f"--sandbox strict: the namespaces layer cannot run here ({reason})")
+        return Layer.NAMESPACES
+    try:
+        layer = Layer(requested)
+    except ValueError:
+        raise ValueError(f"--sandbox {requested}: no such layer (choose from {', '.join(CHOICES)})") from None
+    reason = problem(layer)
+    if reason is not None:
+        raise ValueError(f"--sandbox {layer}: {reason}")
     return layer
+
+
+#: What each layer leaves open, for the console line when a stronger one would work.
+GAPS = {
+    Layer.NONE: "no isolation at all: a bot can read and write your files, talk to the other bots, "
+    "and signal any of your processes",
+    Layer.RLIMITS: "bots can read and write your files, talk to each other and signal your processes "
+    "(as root: a uid of their own stops most of it)",
+    Layer.LANDLOCK: "no private /tmp or process namespace: the working directory is on disk and, on "
+    "kernels before 6.12, a bot can signal your other processes",
+    Layer.BWRAP: "no seccomp filter and no process cap for non-root users",
+    Layer.NAMESPACES: "",
+}
+
+
+def advice(layer: Layer) -> str | None:
+    """One line for the console when ``layer`` is weaker than the strongest this machine
+    allows, or None when it is the strongest."""
+    best = choose("auto")
+    if _PREFERENCE.index(layer) <= _PREFERENCE.index(best) if layer in _PREFERENCE else False:
+        return None
+    return (
+        f"sandbox {layer} does not stop everything: {GAPS[layer]}; "
+        f"use --sandbox {best} (the strongest here), or --sandbox strict to refuse anything weaker"
+    )
+
+
+def best_possible_note() -> str | None:
+    """Why even ``auto`` is weaker than the namespaces layer here, and how to get it."""
+    reason = problem(Layer.NAMESPACES)
+    if reason is None:
+        return None
+    return (
+        f"the namespaces sandbox cannot run here ({reason}); "
+        "enable unprivileged user namespaces (e.g. sysctl kernel.apparmor_restrict_unprivileged_userns=0 "
+        "on Ubuntu) or install bubblewrap for stronger isolation"
+    )
+
+
+def _mkdtemp(name: str) -> str:
+    import tempfile
+
+    path = tempfile.mkdtemp(prefix=f"referee-{name}-")
+    os.chmod(path, 0o700)
+    return path
 
 
 def _system_binds() -> list[str]:
@@ -129,6 +290,9 @@ def _system_binds() -> list[str]:
         if os.path.isdir(path):
             args += ["--tmpfs", path]
     return args
+
+
+# ---------------------------------------------------------------------- uids
 
 
 def _allocate_uid() -> int | None:
@@ -162,11 +326,20 @@ def _reachable(path: str) -> bool:
         if not mode & stat.S_IXOTH:
             return False
         current = current / part
+    return _readable_leaf(str(current))
+
+
+def _readable_leaf(path: str) -> bool:
+    """Whether a stranger may read ``path`` itself (and list it, for a directory): under
+    the namespaces layer the directories above a bound path are made anew, open to all."""
     try:
-        mode = current.stat().st_mode
+        mode = os.stat(path).st_mode
     except OSError:
         return False
     return bool(mode & stat.S_IROTH) and (not stat.S_ISDIR(mode) or bool(mode & stat.S_IXOTH))
+
+
+# ---------------------------------------------------------------------- plans
 
 
 @dataclass
@@ -179,12 +352,23 @@ class Jail:
     #: Why a stronger part of the layer is not in force (empty when all of it is).
     note: str = ""
     env_path: str = ""
+    #: The supervisor's configuration (supervised layers), or None.
+    config: dict | None = None
+    #: What is in force besides the layer itself, for the description.
+    parts: list[str] = field(default_factory=list)
+    #: Per-bot cgroup (root), or None.
+    cgroup: cgroups.BotCgroup | None = None
+
+    @property
+    def supervised(self) -> bool:
+        return self.config is not None
 
     @property
     def description(self) -> str:
         parts = [self.layer.value]
         if self.uid is not None:
             parts.append(f"uid {self.uid}")
+        parts += self.parts
         if self.note:
             parts.append(self.note)
         return ", ".join(parts)
@@ -222,64 +406,239 @@ def cannot_exec(argv: list[str], path: str) -> str | None:
     return None
 
 
-def _bot_uid(needed: list[str], root: bool) -> tuple[int | None, str]:
-    """A fresh uid for a bot that needs ``needed``, or None and the reason why not."""
-    if not root:
-        return None, "same uid: the referee is not root"
-    unreachable = [p for p in needed if not _reachable(p)]
-    if unreachable:
-        return None, f"same uid: {unreachable[0]} is not readable by other users"
-    uid = _allocate_uid()
-    if uid is None:
-        return None, f"same uid: all {_UID_SLOTS - 1} bot uids of this referee are in use"
-    return uid, ""
+def _under(path: str, dirs: Iterable[str]) -> bool:
+    return any(path == d or path.startswith(d.rstrip("/") + "/") for d in dirs)
 
 
-def jail(argv: list[str], home: str, workdir: str, layer: Layer, disk_bytes: int = 256 << 20) -> Jail:
-    """Decide how to spawn ``argv`` under ``layer`` (chowns ``workdir`` to the bot's uid)."""
+def _is_binary(path: str) -> bool:
+    try:
+        with open(os.path.realpath(path), "rb") as fh:
+            return fh.read(4) == b"\x7fELF"
+    except OSError:
+        return False
+
+
+def _resolve_program(argv: list[str], path_dirs: list[str]) -> list[str]:
+    """``argv`` with a bare program name made absolute when it must come from outside
+    the system directories: a program found first on the user's PATH outside them (a
+    virtualenv's python, a Node from nvm) is used as it is, if it is a real binary; a
+    wrapper script (a pyenv shim) could not work in the sandbox, so the system's
+    program of that name is used instead when there is one."""
+    program = argv[0]
+    if os.path.isabs(program) or "/" in program:
+        return argv
+    found = shutil.which(program, path=os.pathsep.join(path_dirs))
+    if found is None or _under(found, SYSTEM_DIRS):
+        return argv
+    system = shutil.which(program, path=os.pathsep.join(d for d in path_dirs if _under(d, SYSTEM_DIRS)))
+    if _is_binary(found) or system is None:
+        return [found, *argv[1:]]
+    return argv
+
+
+#: Directories never bound whole: they hold the private tmpfs (or everyone's files).
+_SHARED_DIRS = ("/", "/tmp", "/var/tmp", "/dev", "/dev/shm", "/proc", "/home", "/root")
+
+
+def _visible(argv: list[str], home: str, workdir: str = "") -> list[str]:
+    """What a bot sees read-only besides the system: its own directory, the wire
+    modules, and the installation of its program and of any file its command names.
+
+    A directory shared with others (``/tmp`` itself, a home directory's root) or one
+    that holds the bot's working directory is never bound whole: only the files the
+    command names are, so a bot kept loose in /tmp cannot read everything else there.
+    """
+    named = [w for w in argv if os.path.isabs(w) and os.path.exists(w)]
+    visible = {PROTOCOL_DIR}
+    wanted = [home]
+    for word in named:
+        if _under(word, (home, *SYSTEM_DIRS)):
+            continue
+        wanted += sorted(_installations(word)) if word == argv[0] else [str(Path(word).parent)]
+    for path in wanted:
+        shared = path in _SHARED_DIRS or (workdir and _under(workdir, [path]))
+        if shared:
+            visible.update(w for w in named if _under(w, [path]) and not _under(w, SYSTEM_DIRS))
+        else:
+            visible.add(path)
+    return sorted(visible)
+
+
+def _supervisor_config(
+    layer: Layer,
+    argv: list[str],
+    env: dict[str, str],
+    workdir: str,
+    uid: int | None,
+    visible: list[str],
+    limits: Limits,
+    parts: list[str],
+) -> dict:
+    """The supervisor's configuration for one bot (see referee/sandbox/supervisor.py)."""
+    rlimits = [[res, soft, hard] for res, (soft, hard) in rlimits_for(limits)]
+    config: dict = {
+        "mode": str(layer),
+        "argv": argv,
+        "env": env,
+        "workdir": workdir,
+        "uid": uid,
+        "rlimits": rlimits,
+        "tmpfs_bytes": limits.disk_bytes,
+    }
+    abi = min(landlock.abi_version(), landlock.HIGHEST_USED_ABI)
+    has_seccomp = seccomp.arch() is not None
+    if layer is Layer.NAMESPACES:
+        config["ro_binds"] = [*(d for d in SYSTEM_DIRS if os.path.exists(d)), _SYSFS, *visible]
+        config["nproc"] = limits.processes
+        if uid is None and is_root():  # --allow-root-bots: a uid-0 bot must not read these
+            config["mask_files"] = list(_SECRET_FILES)
+            config["mask_dirs"] = list(_SECRET_DIRS)
+        if abi:
+            # Everything visible is already chosen: Landlock here guards writes and
+            # scopes signals, as a second wall behind the mount namespace.
+            config["landlock"] = {"read": ["/"], "write": [workdir, "/tmp", "/dev"], "required": False}
+            parts.append(f"landlock {abi}")
+        if has_seccomp:
+            config["seccomp"] = {"deny_ipc": False, "deny_sockets": False}
+            parts.append("seccomp")
+        parts.append(f"nproc {limits.processes}")
+        parts.append(f"tmpfs {limits.disk_bytes >> 20} MiB")
+    else:
+        read = [*(d for d in SYSTEM_DIRS if os.path.exists(d)), _SYSFS, "/proc", "/dev", *visible]
+        config["landlock"] = {"read": read, "write": [workdir, *_WRITABLE_DEVICES], "required": True}
+        config["seccomp"] = {"deny_ipc": True, "deny_sockets": True}
+        parts += [f"landlock {abi}", "seccomp"]
+        if uid is None and not is_root():
+            config["nproc"] = _user_tasks() + limits.processes
+            parts.append(f"nproc +{limits.processes}")
+    return config
+
+
+def _user_tasks() -> int:
+    """Tasks (threads included: RLIMIT_NPROC counts them) of our real uid now."""
+    uid = os.getuid()
+    total = 0
+    for proc in psutil.process_iter(["uids", "num_threads"]):
+        uids = proc.info["uids"]
+        if uids is not None and uids.real == uid:
+            total += proc.info["num_threads"] or 1
+    return total
+
+
+def _root_refusal(name: str, unreadable: str) -> RootBotRefused:
+    return RootBotRefused(
+        f"bot {name} cannot run under a uid of its own: {unreadable} is not readable by other users; "
+        "make its files world-readable (chmod -R o+rX), or pass --allow-root-bots to run it as root "
+        "(never for untrusted code)"
+    )
+
+
+def jail(
+    argv: list[str],
+    home: str,
+    workdir: str,
+    layer: Layer,
+    limits: Limits | None = None,
+    *,
+    env: dict[str, str] | None = None,
+    allow_root: bool = False,
+    name: str = "bot",
+) -> Jail:
+    """Decide how to spawn ``argv`` under ``layer`` (chowns ``workdir`` to the bot's uid).
+
+    As root, a bot gets a uid of its own or, when its files are not readable by that
+    uid, is refused (:class:`RootBotRefused`) unless ``allow_root``: never silently root.
+    """
+    limits = limits or Limits()
     if layer is Layer.NONE:
         return Jail(argv=argv, layer=layer)
-    root = os.geteuid() == 0
-    files = [w for w in argv if os.path.isabs(w) and os.path.exists(w)]
+    root = is_root()
     path_dirs = os.environ.get("PATH", "/usr/bin:/bin").split(os.pathsep)
-    if layer is Layer.RLIMITS:
-        uid, note = _bot_uid([home, *files], root)
+    files = [w for w in argv if os.path.isabs(w) and os.path.exists(w)]
+
+    def own_uid(needed: Iterable[str], leaf_only: bool) -> tuple[int | None, str]:
+        if not root:
+            return None, ""
+        check = _readable_leaf if leaf_only else _reachable
+        unreadable = [p for p in needed if not check(p)]
+        if unreadable:
+            if not allow_root:
+                raise _root_refusal(name, unreadable[0])
+            return None, "as root (--allow-root-bots)"
+        uid = _allocate_uid()
         if uid is None:
-            return Jail(argv=argv, layer=layer, note=note)
+            if not allow_root:
+                raise RootBotRefused(f"bot {name}: all {_UID_SLOTS - 1} bot uids of this referee are in use")
+            return None, "as root (--allow-root-bots)"
         os.chown(workdir, uid, uid)
+        return uid, ""
+
+    if layer is Layer.RLIMITS:
+        uid, note = own_uid([home, *files], leaf_only=False)
+        if uid is None:
+            return Jail(argv=argv, layer=layer, note=note or ("same uid as the referee" if not root else ""))
         reachable_path = os.pathsep.join(d for d in path_dirs if _reachable(d))
         return Jail(argv=argv, layer=layer, uid=uid, env_path=reachable_path)
-    # bubblewrap: only system directories, the bot's own files, the wire modules and
-    # its working directory exist for it.
-    # Order matters: the private /tmp goes first, then the binds that may lie under it.
-    size = str(disk_bytes)
-    binds = [*_system_binds(), "--proc", "/proc", "--dev", "/dev"]
-    binds += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm"]
-    visible = {home, PROTOCOL_DIR}
-    for word in files:
-        if not word.startswith(tuple(d + "/" for d in (home, *SYSTEM_DIRS))):
-            visible |= _installations(word) if word == argv[0] else {str(Path(word).parent)}
-    for path in sorted(visible):
-        binds += ["--ro-bind", path, path]
-    # bwrap runs as the bot's uid, so it can only bind what a stranger may read.
-    uid, note = _bot_uid(sorted(visible), root)
-    if uid is not None:
-        os.chown(workdir, uid, uid)
-    inner = [
-        shutil.which("bwrap") or "bwrap",
-        "--unshare-all",
-        # Safe: the referee spawns from its main thread, never from a trio worker thread
-        # (whose exit would fire PR_SET_PDEATHSIG and kill the bot mid-game).
-        "--die-with-parent",
-        *binds,
-        # Its working directory: a private tmpfs of bounded size, so it cannot fill the disk.
-        "--size", size, "--tmpfs", workdir,
-        "--chdir", workdir,
-        "--",
-        *argv,
-    ]  # fmt: skip
-    sandbox_path = os.pathsep.join(d for d in path_dirs if d.startswith(tuple(SYSTEM_DIRS)))
-    return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=sandbox_path)
+
+    if layer is Layer.BWRAP:
+        # Order matters: the private /tmp goes first, then the binds that may lie under it.
+        size = str(limits.disk_bytes)
+        binds = [*_system_binds(), "--proc", "/proc", "--dev", "/dev"]
+        binds += ["--size", size, "--tmpfs", "/tmp", "--size", size, "--tmpfs", "/dev/shm"]
+        visible = _visible(argv, home, workdir)
+        for path in visible:
+            binds += ["--ro-bind", path, path]
+        # bwrap runs as the bot's uid, so it can only bind what a stranger may reach.
+        uid, note = own_uid(visible, leaf_only=False)
+        inner = [
+            shutil.which("bwrap") or "bwrap",
+            "--unshare-all",
+            # Safe: the referee spawns from its main thread, never from a trio worker thread
+            # (whose exit would fire PR_SET_PDEATHSIG and kill the bot mid-game).
+            "--die-with-parent",
+            *binds,
+            # Its working directory: a private tmpfs of bounded size, so it cannot fill the disk.
+            "--size", size, "--tmpfs", workdir,
+            "--chdir", workdir,
+            "--",
+            *argv,
+        ]  # fmt: skip
+        sandbox_path = os.pathsep.join(d for d in path_dirs if _under(d, SYSTEM_DIRS))
+        return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=sandbox_path)
+
+    # The supervised layers.
+    argv = _resolve_program(argv, path_dirs)
+    visible = _visible(argv, home, workdir)
+    sandbox_path = os.pathsep.join(d for d in path_dirs if _under(d, SYSTEM_DIRS))
+    # Under namespaces only what is bound must be readable (the directories above it are
+    # made anew); under Landlock the real path must be reachable too.
+    uid, note = own_uid(visible, leaf_only=layer is Layer.NAMESPACES)
+    parts: list[str] = []
+    bot_env = dict(env or {})
+    bot_env["PATH"] = sandbox_path
+    config = _supervisor_config(layer, argv, bot_env, workdir, uid, visible, limits, parts)
+    cgroup = None
+    if root and cgroups.probe() is None:
+        try:
+            # The kernel's caps are backstops behind the monitor: room for the supervisor
+            # (~20 MiB, itself in the cgroup) and its own processes.
+            memory = None if limits.memory_bytes is None else limits.memory_bytes + _SUPERVISOR_ROOM
+            cgroup = cgroups.BotCgroup.create(
+                f"{name}-{secrets.token_hex(3)}", pids_max=limits.processes + 4, memory_max=memory
+            )
+            parts.append("cgroup")
+        except cgroups.Unavailable as exc:
+            note = f"{note}; no cgroup: {exc}".lstrip("; ")
+    return Jail(
+        argv=[sys.executable, "-I", "-S", SUPERVISOR, "3", "4"],
+        layer=layer,
+        uid=uid,
+        note=note,
+        env_path=sandbox_path,
+        config=config,
+        parts=parts,
+        cgroup=cgroup,
+    )
 
 
 def become_subreaper() -> bool:
@@ -386,37 +745,3 @@ def rlimits_for(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
     return out
 
 
-def preexec(limits: Limits, layer: Layer = Layer.RLIMITS, uid: int | None = None) -> Callable[[], None]:
-    """The function run in the child between fork and exec.
-
-    It only makes system calls (no locks, no imports), which keeps it safe to run
-    after fork.
-    """
-    pairs = rlimits_for(limits) if layer is not Layer.NONE else []
-    if uid is not None and layer is not Layer.NONE:
-        pairs.append((resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
-    setrlimit = resource.setrlimit
-    linux = sys.platform.startswith("linux") and layer is not Layer.NONE
-
-    def child() -> None:
-        for res, value in pairs:
-            try:  # noqa: SIM105 -- keep the code between fork and exec minimal
-                setrlimit(res, value)
-            except (ValueError, OSError):
-                # A limit above our own hard limit cannot be raised: keep the lower one.
-                pass
-        if linux:
-            try:
-                fd = os.open("/proc/self/oom_score_adj", os.O_WRONLY)
-                os.write(fd, b"1000")
-                os.close(fd)
-            except OSError:
-                pass
-        if uid is not None:
-            # Last, as root could still write oom_score_adj above: after setuid the
-            # process is not dumpable and /proc/self belongs to root.
-            os.setgroups([])
-            os.setgid(uid)
-            os.setuid(uid)
-
-    return child
