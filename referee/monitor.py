@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import trio
 
+from referee import sandbox
 from referee.process import BotProcess
 
 DEFAULT_INTERVAL_S = 0.25
@@ -33,6 +34,9 @@ class Monitor:
         for bot in list(self._bots):
             if bot.alive:
                 bot.sample()
+        # Orphans that re-parented to the referee (layers without a supervisor) are
+        # reaped as they die, not at the end: a pid-hopping bot must not pile up zombies.
+        sandbox.reap_orphans()
 
     async def run(self) -> None:
         """Sample forever; cancel the surrounding scope to stop."""

@@ -304,7 +304,8 @@ class BotProcess:
             self._write_stderr()
             self._remove_workdir()
             if self._jail is not None and self._jail.cgroup is not None:
-                self._jail.cgroup.remove()
+                # rmdir may need retries (EBUSY) for up to a second: not on the loop.
+                await trio.to_thread.run_sync(self._jail.cgroup.remove)
             sandbox.release_uid(self._uid)
 
     # ------------------------------------------------------------------ I/O

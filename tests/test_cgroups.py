@@ -464,6 +464,29 @@ def test_one_frozen_round_kills_every_hopper(make_cg, which):
             p.stderr.close()
 
 
+def test_kill_all_with_no_timeout_still_kills(make_cg):
+    """timeout=0: one whole round, no waiting (the referee's kill path does this)."""
+    cg = make_cg("quick")
+    p = spawn(cg, TREE)
+    try:
+        assert p.stdout is not None and p.stdout.readline() == "ready\n"
+        t0 = time.perf_counter()
+        cg.kill_all(timeout=0)
+        assert time.perf_counter() - t0 < 0.4
+        assert p.wait(timeout=2) == -9
+        deadline = time.monotonic() + 2
+        while cg.pids() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert cg.pids() == []
+    finally:
+        p.kill()
+        p.wait()
+        kill_marked()
+        assert p.stdout is not None and p.stderr is not None
+        p.stdout.close()
+        p.stderr.close()
+
+
 def test_remove_kills_what_is_running(make_cg):
     cg = make_cg("sleeper")
     p = subprocess.Popen(["sleep", "60"], preexec_fn=cg.join_self)

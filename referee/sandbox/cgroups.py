@@ -276,14 +276,13 @@ class BotCgroup:
         the tree is frozen first, so nothing forks between listing and killing, killed,
         then thawed so that the kills take effect.  Exited processes (zombies waiting
         for their parent) are not in ``cgroup.procs``, so a bot leader the referee has
-        not reaped yet does not hold this up.
+        not reaped yet does not hold this up.  ``timeout=0`` still does one whole round
+        (waiting up to 50 ms for the freeze), then returns without waiting.
         """
         deadline = time.monotonic() + timeout
         while True:
             if not self.pids():
                 return True
-            if time.monotonic() >= deadline:
-                return False
             if self._kill_file is not None:
                 try:
                     _write(self._kill_file, "1")
@@ -292,7 +291,10 @@ class BotCgroup:
             else:
                 self._kill_frozen(deadline)
             # Dying processes leave within milliseconds; a round again if any remain.
-            _poll(lambda: not self.pids(), min(deadline, time.monotonic() + 0.25))
+            if _poll(lambda: not self.pids(), min(deadline, time.monotonic() + 0.25)):
+                return True
+            if time.monotonic() >= deadline:
+                return False
 
     def _kill_frozen(self, deadline: float) -> None:
         """Freeze, SIGKILL every listed pid, thaw (a frozen task dies once thawed)."""
@@ -325,7 +327,8 @@ class BotCgroup:
         try:
             _write(path, value)
             # A task in uninterruptible sleep can keep it FREEZING: kill what is listed then.
-            return _poll(done, min(deadline, time.monotonic() + 0.5)) if on else True
+            now = time.monotonic()
+            return _poll(done, min(max(deadline, now + 0.05), now + 0.5)) if on else True
         except OSError:
             return None
 
