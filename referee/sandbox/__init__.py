@@ -484,6 +484,7 @@ def _supervisor_config(
         "uid": uid,
         "rlimits": rlimits,
         "tmpfs_bytes": limits.disk_bytes,
+        "referee": os.getpid(),
     }
     abi = min(landlock.abi_version(), landlock.HIGHEST_USED_ABI)
     has_seccomp = seccomp.arch() is not None
@@ -496,7 +497,8 @@ def _supervisor_config(
         if abi:
             # Everything visible is already chosen: Landlock here guards writes and
             # scopes signals, as a second wall behind the mount namespace.
-            config["landlock"] = {"read": ["/"], "write": [workdir, "/tmp", "/dev"], "required": False}
+            write = [workdir, "/tmp", "/dev/shm", *_WRITABLE_DEVICES]
+            config["landlock"] = {"read": ["/"], "write": write, "required": False}
             parts.append(f"landlock {abi}")
         if has_seccomp:
             config["seccomp"] = {"deny_ipc": False, "deny_sockets": False}

@@ -14,6 +14,7 @@ The code between fork and exec is plain system calls (no imports, no locks), as 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import os
 import resource
@@ -30,6 +31,11 @@ STATUS_FD = 4
 #: exec, so they are put back as every other program expects them.
 _RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 _MAX_FD = os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1 << 16
+_PR_SET_PDEATHSIG = 1
+try:  # looked up here: nothing is loaded between fork and exec
+    _prctl = ctypes.CDLL(None, use_errno=True).prctl
+except (OSError, AttributeError):  # not Linux
+    _prctl = None
 
 
 class SpawnError(Exception):
@@ -61,7 +67,9 @@ class Spawned:
     status_fd: int = -1
 
 
-def _child(launch: Launch, fds: tuple[int, int, int], extra: tuple[int, int] | None, err_w: int) -> None:
+def _child(
+    launch: Launch, fds: tuple[int, int, int], extra: tuple[int, int] | None, err_w: int, parent: int
+) -> None:
     """Runs in the forked child: set up, exec.  Never returns."""
     try:
         for path in launch.cgroup_procs:
@@ -97,6 +105,13 @@ def _child(launch: Launch, fds: tuple[int, int, int], extra: tuple[int, int] | N
             os.setgroups([])
             os.setgid(launch.uid)
             os.setuid(launch.uid)
+        if _prctl is not None:
+            # Dies with the referee, even by SIGKILL (set after the uid change, which
+            # clears it; it survives the exec).  The referee forks from its main thread,
+            # whose exit is what fires it.
+            _prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+            if os.getppid() != parent:
+                os._exit(127)
         os.execvpe(launch.argv[0], launch.argv, launch.env)  # PATH search: the bot's own PATH
     except BaseException as exc:  # everything must end in _exit, never back into trio
         try:
@@ -125,9 +140,10 @@ async def start(launch: Launch, fds: tuple[int, int, int], deadline: float) -> S
         os.set_blocking(status_w, True)
         extra = (config_r, status_w)
     err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:
-        _child(launch, fds, extra, err_w)
+        _child(launch, fds, extra, err_w, parent)
     os.close(err_w)
     for fd in (config_r, status_w):
         if fd >= 0:

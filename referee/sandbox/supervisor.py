@@ -84,6 +84,8 @@ PR_SET_CHILD_SUBREAPER = 36
 
 _SYSCALLS = {"x86_64": {"pivot_root": 155, "mount_setattr": 442}, "aarch64": {"pivot_root": 41, "mount_setattr": 442}}
 _DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
+#: Files and directories the bot may make in its private tmpfs.
+_INODES = 65536
 #: /proc entries that a uid-0 process could write through (sysctls, sysrq): read-only.
 _PROC_READ_ONLY = ("sys", "sysrq-trigger", "irq", "bus")
 
@@ -211,7 +213,14 @@ def _build_root(cfg: dict) -> None:
     # statvfs measures it (tmpfs pages are memory that no process's RSS shows).
     store = "/store"
     os.mkdir(store, 0o755)
-    _mount("referee-bot", store, "tmpfs", MS_NOSUID | MS_NODEV, f"size={int(cfg['tmpfs_bytes'])},mode=0755")
+    # Inodes are kernel memory that size= does not count: capped as well.
+    _mount(
+        "referee-bot",
+        store,
+        "tmpfs",
+        MS_NOSUID | MS_NODEV,
+        f"size={int(cfg['tmpfs_bytes'])},nr_inodes={_INODES},mode=0755",
+    )
     owner = cfg.get("uid")
     for name, mode in (("tmp", 0o1777), ("shm", 0o1777)):
         os.mkdir(f"{store}/{name}", mode)
@@ -233,6 +242,7 @@ def _build_root(cfg: dict) -> None:
                          ("stderr", "/proc/self/fd/2")):  # fmt: skip
         os.symlink(target, f"{new}/dev/{name}")
     _bind(f"{store}/shm", f"{new}/dev/shm", read_only=False)
+    _read_only(f"{new}/dev", recursive=False)  # /dev/shm, a mount of its own, stays writable
 
     # The working directory, at the path the referee gave it, inside the private tmpfs.
     workdir = cfg["workdir"]
@@ -451,6 +461,11 @@ def _kill_descendants(deadline: float) -> None:
             time.sleep(0.001)
 
 
+def _sweep_and_exit(*_: object) -> None:
+    _kill_descendants(time.monotonic() + 2.0)
+    os._exit(1)
+
+
 def main() -> None:
     config_fd, status_fd = int(sys.argv[1]), int(sys.argv[2])
     with os.fdopen(config_fd, "rb") as fh:
@@ -470,6 +485,12 @@ def main() -> None:
             _wait_for(init)
         else:
             _libc.prctl(ctypes.c_int(PR_SET_CHILD_SUBREAPER), ctypes.c_ulong(1), 0, 0, 0)
+            # Without a pid namespace nothing kills the bot's processes if we die: so when
+            # the referee dies (even by SIGKILL) we get SIGTERM instead, and sweep first.
+            signal.signal(signal.SIGTERM, _sweep_and_exit)
+            _libc.prctl(ctypes.c_int(PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGTERM), 0, 0, 0)
+            if os.getppid() != cfg["referee"]:
+                _sweep_and_exit()
             pid, error = _start_bot(cfg)
             if error is not None:
                 _report(status_fd, f"error {error}")
