@@ -153,6 +153,7 @@ def main(round_trips: int = 200_000, games: int = 1000) -> int:
         return 2
     with tempfile.TemporaryDirectory(prefix="referee-bench-") as tmp, pinned_to_one_core(True) as core:
         work = Path(tmp)
+        work.chmod(0o755)  # as root each bot runs under a uid of its own, which must read it
         echo = _compile(ECHO_C, work / "echo")
         pingpong = _compile(PINGPONG_C, work / "pingpong")
         fast = _compile(YAHTZEE_FAST_C, work / "yahtzee_fast")

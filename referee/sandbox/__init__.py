@@ -169,7 +169,9 @@ def supervised_problem(layer: Layer) -> str | None:
         uid = _probe_uid()
         if uid is not None:
             os.chown(workdir, uid, uid)
-        config = _supervisor_config(layer, [program], {"PATH": "/usr/bin:/bin"}, workdir, uid, [], Limits(), [])
+        config = _supervisor_config(
+            layer, [program], {"PATH": "/usr/bin:/bin"}, workdir, uid, [], Limits(), []
+        )
         config_r, config_w = os.pipe()
         status_r, status_w = os.pipe()
         os.write(config_w, json.dumps(config).encode())
@@ -444,8 +446,8 @@ def _visible(argv: list[str], home: str, workdir: str = "") -> list[str]:
     """What a bot sees read-only besides the system: its own directory, the wire
     modules, and the installation of its program and of any file its command names.
 
-    A directory shared with others (``/tmp`` itself, a home directory's root) or one
-    that holds the bot's working directory is never bound whole: only the files the
+    A directory shared with others (``/tmp`` itself, the user's home directory, where
+    their keys are) or one that holds the bot's working directory is never bound whole: only the files the
     command names are, so a bot kept loose in /tmp cannot read everything else there.
     """
     named = [w for w in argv if os.path.isabs(w) and os.path.exists(w)]
@@ -455,8 +457,9 @@ def _visible(argv: list[str], home: str, workdir: str = "") -> list[str]:
         if _under(word, (home, *SYSTEM_DIRS)):
             continue
         wanted += sorted(_installations(word)) if word == argv[0] else [str(Path(word).parent)]
+    shared_dirs = {*_SHARED_DIRS, os.path.expanduser("~")}
     for path in wanted:
-        shared = path in _SHARED_DIRS or (workdir and _under(workdir, [path]))
+        shared = path in shared_dirs or (workdir and _under(workdir, [path]))
         if shared:
             visible.update(w for w in named if _under(w, [path]) and not _under(w, SYSTEM_DIRS))
         else:
@@ -509,7 +512,7 @@ def _supervisor_config(
         read = [*(d for d in SYSTEM_DIRS if os.path.exists(d)), _SYSFS, "/proc", "/dev", *visible]
         config["landlock"] = {"read": read, "write": [workdir, *_WRITABLE_DEVICES], "required": True}
         config["seccomp"] = {"deny_ipc": True, "deny_sockets": True}
-        parts += [f"landlock {abi}", "seccomp"]
+        parts += [f"abi {abi}", "seccomp"]
         if uid is None and not is_root():
             config["nproc"] = _user_tasks() + limits.processes
             parts.append(f"nproc +{limits.processes}")
@@ -745,5 +748,3 @@ def rlimits_for(limits: Limits) -> list[tuple[int, tuple[int, int]]]:
         cap = _rlimit_value(limits.address_space_bytes)
         out.append((resource.RLIMIT_AS, (cap, cap)))
     return out
-
-

@@ -82,7 +82,10 @@ MOUNT_ATTR_NODEV = 0x4
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
-_SYSCALLS = {"x86_64": {"pivot_root": 155, "mount_setattr": 442}, "aarch64": {"pivot_root": 41, "mount_setattr": 442}}
+_SYSCALLS = {
+    "x86_64": {"pivot_root": 155, "mount_setattr": 442},
+    "aarch64": {"pivot_root": 41, "mount_setattr": 442},
+}
 _DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 #: Files and directories the bot may make in its private tmpfs.
 _INODES = 65536

@@ -1,0 +1,233 @@
+"""The isolation layers themselves (referee/sandbox/): choice and fallback, what a bot
+under the supervised layers really gets, and that nothing of a bot outlives the referee.
+
+The attacks of issue 8 are in tests/test_isolation.py; the misbehaving programs of
+issue 4 in tests/test_hostile.py.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+import trio
+
+from referee import sandbox
+from referee.botspec import BotSpec
+from referee.limits import Limits
+from referee.process import BotProcess
+
+ROOT = Path(__file__).resolve().parents[1]
+HOSTILE = ROOT / "tests" / "hostile"
+NAMESPACES_HERE = sandbox.problem(sandbox.Layer.NAMESPACES) is None
+needs_namespaces = pytest.mark.skipif(not NAMESPACES_HERE, reason="the namespaces layer cannot run here")
+SUPERVISED = [
+    layer for layer in (sandbox.Layer.NAMESPACES, sandbox.Layer.LANDLOCK) if sandbox.problem(layer) is None
+]
+
+
+@pytest.fixture(scope="module")
+def hostile_bin() -> Path:
+    subprocess.run(["make", "-s", "-C", str(HOSTILE)], check=True)
+    return HOSTILE / "bin"
+
+
+# ---------------------------------------------------------------------- choice
+
+
+@needs_namespaces
+def test_auto_and_strict_pick_the_namespaces_layer_here():
+    assert sandbox.choose("auto") is sandbox.Layer.NAMESPACES
+    assert sandbox.choose("strict") is sandbox.Layer.NAMESPACES
+    assert sandbox.advice(sandbox.Layer.NAMESPACES) is None
+    assert sandbox.best_possible_note() is None
+
+
+def test_an_unknown_layer_is_a_one_line_error():
+    with pytest.raises(ValueError, match="no such layer"):
+        sandbox.choose("chroot")
+
+
+@needs_namespaces
+def test_a_weaker_layer_says_what_it_leaves_open_and_how_to_do_better():
+    line = sandbox.advice(sandbox.Layer.RLIMITS)
+    assert line is not None and "\n" not in line
+    assert "--sandbox namespaces" in line and "--sandbox strict" in line
+
+
+def test_where_user_namespaces_are_refused_auto_falls_back_and_strict_refuses(monkeypatch):
+    """Ubuntu 24.04 restricts unprivileged user namespaces: the namespaces layer's probe
+    fails there.  auto must take the next layer that works; strict must refuse, saying why."""
+    real = sandbox.problem
+
+    def refused(layer: sandbox.Layer) -> str | None:
+        if layer is sandbox.Layer.NAMESPACES:
+            return "unshare: new namespaces: Operation not permitted (errno 1)"
+        return real(layer)
+
+    monkeypatch.setattr(sandbox, "problem", refused)
+    expected = next(
+        layer
+        for layer in (sandbox.Layer.BWRAP, sandbox.Layer.LANDLOCK, sandbox.Layer.RLIMITS)
+        if real(layer) is None
+    )
+    assert sandbox.choose("auto") is expected
+    with pytest.raises(ValueError, match="strict.*Operation not permitted"):
+        sandbox.choose("strict")
+    note = sandbox.best_possible_note()
+    assert note is not None and "user namespaces" in note
+
+
+def test_shared_directories_are_never_bound_whole(tmp_path):
+    """A bot kept loose in /tmp or in the user's home directory must not see everything
+    else there: only the files its command names."""
+    loose = Path("/tmp") / f"referee-loose-{os.getpid()}.py"
+    home_file = str(Path.home() / "bot.py")
+    visible = sandbox._visible(["/usr/bin/python3", str(loose)], "/tmp", "/tmp/referee-x-1")
+    assert "/tmp" not in visible and str(loose) not in visible  # it does not exist: nothing to bind
+    loose.write_text("pass\n")
+    try:
+        visible = sandbox._visible(["/usr/bin/python3", str(loose)], "/tmp", "/tmp/referee-x-1")
+        assert "/tmp" not in visible and str(loose) in visible
+    finally:
+        loose.unlink()
+    visible = sandbox._visible(["/usr/bin/python3", home_file], str(Path.home()), "/tmp/referee-x-1")
+    assert str(Path.home()) not in visible
+    own = tmp_path / "mybot"
+    own.mkdir()
+    (own / "bot.py").write_text("pass\n")
+    assert str(own) in sandbox._visible(["/usr/bin/python3", str(own / "bot.py")], str(own), "/tmp/w")
+
+
+# ---------------------------------------------------------------------- what a bot gets
+
+NS_REPORT = """\
+import os, sys
+for line in sys.stdin:
+    ns = [os.readlink(f"/proc/self/ns/{k}") for k in ("pid", "net", "ipc", "mnt", "user", "uts")]
+    try:
+        open("/written-at-the-root", "w").close()
+        root = "root-writable"
+    except OSError:
+        root = "root-read-only"
+    with open(os.path.join(os.environ["HOME"], "mine"), "w") as fh:
+        fh.write("ok")
+    print(" ".join([*ns, root, str(os.getpid()), ",".join(sorted(os.listdir("/")))]), flush=True)
+"""
+
+
+async def _ask(spec: BotSpec, layer: sandbox.Layer, limits: Limits | None = None) -> tuple[str, BotProcess]:
+    sandbox.become_subreaper()
+    async with trio.open_nursery() as nursery:
+        bot = BotProcess(spec, limits or Limits(startup_s=10, decision_s=5), layer=layer)
+        await bot.start(nursery)
+        try:
+            reply = (await bot.request(b"go\n")).decode()
+            bot.sample()
+        finally:
+            await bot.close()
+            nursery.cancel_scope.cancel()
+    return reply, bot
+
+
+@needs_namespaces
+async def test_a_bot_lives_in_namespaces_of_its_own_behind_a_read_only_root(tmp_path):
+    from conftest import BOT_PYTHON
+
+    script = tmp_path / "report.py"
+    script.write_text(NS_REPORT)
+    spec = BotSpec(name="report", argv=[BOT_PYTHON, str(script)], home=str(tmp_path))
+    reply, bot = await _ask(spec, sandbox.Layer.NAMESPACES)
+    words = reply.split()
+    ours = [os.readlink(f"/proc/self/ns/{k}") for k in ("pid", "net", "ipc", "mnt", "user", "uts")]
+    theirs = words[:6]
+    for kind, mine, its in zip(("pid", "net", "ipc", "mnt", "user", "uts"), ours, theirs, strict=True):
+        if kind == "user" and os.geteuid() == 0:
+            continue  # root needs no user namespace: the bot gets a uid of its own instead
+        assert mine != its, f"the bot shares the referee's {kind} namespace"
+    assert words[6] == "root-read-only"
+    assert int(words[7]) < 10, "the bot is not in a fresh pid namespace"
+    top = set(words[8].split(","))
+    # Only what the bot needs is there: the system, its own files, its interpreter's
+    # installation (a virtualenv under /home, say), the wire modules.
+    needed = {Path(p).parts[1] for p in sandbox._visible(spec.argv, spec.home, "/tmp/w")}
+    assert {"usr", "proc", "tmp", "dev"} <= top
+    assert not ({"home", "root", "var", "srv", "mnt", "run"} - needed) & top, top
+    assert "seccomp" in bot.sandbox and "nproc" in bot.sandbox and "tmpfs" in bot.sandbox
+    assert (os.geteuid() == 0) == ("uid " in bot.sandbox)
+
+
+@pytest.mark.parametrize("layer", SUPERVISED, ids=str)
+async def test_the_supervisor_is_not_charged_to_the_bot(layer, hostile_bin):
+    """The supervisor is a Python process of ~10 MiB: a C bot that uses 1-2 MiB must be
+    reported as using about that, not the supervisor's memory or CPU."""
+    spec = BotSpec(name="sleepy", argv=[str(hostile_bin / "ignoreterm")], home=str(hostile_bin))
+    reply, bot = await _ask(spec, layer)
+    assert reply == "0"
+    assert 0 < bot.peak_rss < 6 << 20, f"charged {bot.peak_rss >> 20} MiB"
+    assert bot.cpu_s < 0.05, f"charged {bot.cpu_s:.3f} s of CPU"
+
+
+# ---------------------------------------------------------------------- the referee dies
+
+
+def _bot_processes(marker: str) -> list[psutil.Process]:
+    found = []
+    for proc in psutil.process_iter(["cmdline"]):
+        cmdline = proc.info["cmdline"] or []
+        if any(marker in word for word in cmdline):
+            found.append(proc)
+    return found
+
+
+@pytest.mark.parametrize("layer", [*SUPERVISED, *(["bwrap"] if sandbox.bwrap_works() else [])], ids=str)
+def test_nothing_of_a_bot_outlives_a_referee_killed_with_sigkill(layer, hostile_bin, tmp_path):
+    """kill -9 of the referee: bots that ignore EOF and SIGTERM, and their children, die too
+    (PR_SET_PDEATHSIG on the supervisor; the pid namespace, or under Landlock the
+    supervisor's sweep)."""
+    bot = tmp_path / "stubborn"
+    bot.write_bytes((hostile_bin / "ignoreterm").read_bytes())
+    bot.chmod(0o755)
+    referee = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "referee",
+            "match",
+            str(bot),
+            str(bot),
+            "--games",
+            "1000000",
+            "--sandbox",
+            str(layer),
+            "--quiet",
+        ],  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    try:
+        deadline = time.monotonic() + 15
+
+        def running() -> list[psutil.Process]:
+            return [p for p in _bot_processes(str(bot)) if p.pid != referee.pid]
+
+        while len(running()) < 4 and time.monotonic() < deadline:  # 2 bots, 2 children
+            time.sleep(0.05)
+        assert len(running()) >= 2, "the bots did not start"
+    finally:
+        referee.send_signal(signal.SIGKILL)
+        referee.wait()
+    deadline = time.monotonic() + 3
+    while _bot_processes(str(bot)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = _bot_processes(str(bot))
+    for proc in left:  # do not leave them to the next test
+        proc.kill()
+    assert not left, f"left running after the referee died: {[p.pid for p in left]}"
