@@ -78,7 +78,7 @@ def test_where_user_namespaces_are_refused_auto_falls_back_and_strict_refuses(mo
         if real(layer) is None
     )
     assert sandbox.choose("auto") is expected
-    with pytest.raises(ValueError, match="strict.*Operation not permitted"):
+    with pytest.raises(ValueError, match=r"strict.*Operation not permitted"):
         sandbox.choose("strict")
     note = sandbox.best_possible_note()
     assert note is not None and "user namespaces" in note
@@ -207,7 +207,7 @@ def test_nothing_of_a_bot_outlives_a_referee_killed_with_sigkill(layer, hostile_
             "--sandbox",
             str(layer),
             "--quiet",
-        ],  # fmt: skip
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         cwd=ROOT,

@@ -10,19 +10,31 @@ Usage: probe.py MODE [ARG]
   listen              listen on a loopback port another bot could connect to
   proc-referee PID    read /proc/PID/environ and /proc/PID/fd of the referee (PID, and
                       its own parent process)
+  read-file PATH      read the file PATH
+  append-file PATH    append a line to the existing file PATH (never creates or truncates)
+  fork-count N        fork up to N children that sleep, count how many forks succeeded,
+                      then kill and reap them all
+
+PATH may be given without its leading slash (``etc/hostname`` for ``/etc/hostname``):
+the referee makes the directory of every absolute path a command names visible to
+the bot (that is how a bot finds its own files), so a test naming its target whole
+would open the very door it checks is shut.
 
 It answers every request with the same line: ``could <what>`` when it succeeded,
 ``could-not <why>`` when the sandbox stopped it.  tests/test_hostile.py checks the
 claim from the outside where it can.  These probes only read, write one small file,
-or open one socket: none of them can harm the machine.
+or open one socket, and fork-count starts at most N sleeping children (the test gives a
+small N) that it kills before it answers: none of them can harm the machine.
 """
 
 import contextlib
 import fnmatch
 import glob
 import os
+import signal
 import socket
 import sys
+import time
 
 _keep: list[socket.socket] = []  # a listening socket stays open while the bot runs
 
@@ -58,7 +70,12 @@ def read_opponent(pattern: str) -> str:
     return "could-not " + ("; ".join(errors)[:300] or f"found no directory matching {pattern}")
 
 
+def _absolute(path: str) -> str:
+    return path if path.startswith("/") else "/" + path
+
+
 def write_outside(path: str) -> str:
+    path = _absolute(path)
     try:
         with open(path, "w") as fh:
             fh.write("escaped\n")
@@ -115,6 +132,62 @@ def proc_referee(pid: str) -> str:
     return ("could read " + "; ".join(found))[:1000]
 
 
+def read_file(path: str) -> str:
+    path = _absolute(path)
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(200)
+    except OSError as exc:
+        return f"could-not read {path}: {exc.strerror}"
+    text = " ".join(data.decode("ascii", "replace").split())
+    return f"could read {path}: {text[:100]}"
+
+
+def append_file(path: str) -> str:
+    path = _absolute(path)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND)  # no O_CREAT, no O_TRUNC
+    except OSError as exc:
+        return f"could-not open {path} for writing: {exc.strerror}"
+    try:
+        os.write(fd, b"escaped\n")
+    except OSError as exc:
+        return f"could-not write {path}: {exc.strerror}"
+    finally:
+        os.close(fd)
+    return f"could append to {path}"
+
+
+#: How long a fork-count child sleeps if nobody kills it (its parent always does).
+FORK_CHILD_S = 20
+
+
+def fork_count(n: str) -> str:
+    """Fork up to N sleeping children; the reply says how many forks succeeded."""
+    wanted = min(int(n), 200)  # bounded: the suite runs as root too
+    children = []
+    error = ""
+    for _ in range(wanted):
+        try:
+            pid = os.fork()
+        except OSError as exc:
+            error = exc.strerror or str(exc)
+            break
+        if pid == 0:
+            try:
+                time.sleep(FORK_CHILD_S)
+            finally:
+                os._exit(0)
+        children.append(pid)
+    for pid in children:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    for pid in children:
+        with contextlib.suppress(OSError):
+            os.waitpid(pid, 0)
+    return f"could fork {len(children)} of {wanted} children" + (f" ({error})" if error else "")
+
+
 def main() -> None:
     mode, arg = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
     actions = {
@@ -123,6 +196,9 @@ def main() -> None:
         "connect": connect,
         "listen": lambda _: listen(),
         "proc-referee": proc_referee,
+        "read-file": read_file,
+        "append-file": append_file,
+        "fork-count": fork_count,
     }
     reply = None
     out = sys.stdout.buffer
