@@ -132,14 +132,20 @@ async def start(launch: Launch, fds: tuple[int, int, int], deadline: float) -> S
     config_r = status_r = status_w = -1
     if launch.config is not None:
         config_r, config_w = os.pipe()
+        os.set_blocking(config_w, False)  # nobody reads it yet: a write must never wait
         try:
-            os.write(config_w, launch.config)  # far below a pipe's 64 KiB: never blocks
+            written = os.write(config_w, launch.config)
+        except BlockingIOError:
+            written = 0
         finally:
             os.close(config_w)
-        status_r, status_w = os.pipe2(os.O_CLOEXEC | os.O_NONBLOCK)
-        os.set_blocking(status_w, True)
+        if written != len(launch.config):
+            os.close(config_r)
+            raise SpawnError(f"the sandbox configuration is too large ({len(launch.config)} bytes)")
+        status_r, status_w = os.pipe()  # close-on-exec, as every fd Python makes
+        os.set_blocking(status_r, False)
         extra = (config_r, status_w)
-    err_r, err_w = os.pipe2(os.O_CLOEXEC)
+    err_r, err_w = os.pipe()
     parent = os.getpid()
     pid = os.fork()
     if pid == 0:

@@ -14,6 +14,10 @@ Usage: probe.py MODE [ARG]
   append-file PATH    append a line to the existing file PATH (never creates or truncates)
   fork-count N        fork up to N children that sleep, count how many forks succeeded,
                       then kill and reap them all
+  fill-dir DIR MIB    write MIB MiB (at most 400) into DIR, in files of 32 MiB named
+                      referee-isolation-fill-<pid>-<k>, and keep them (the test removes
+                      them); it goes on to the next file at a write error, and stops at
+                      the first file it cannot create or extend at all
 
 PATH may be given without its leading slash (``etc/hostname`` for ``/etc/hostname``):
 the referee makes the directory of every absolute path a command names visible to
@@ -188,8 +192,40 @@ def fork_count(n: str) -> str:
     return f"could fork {len(children)} of {wanted} children" + (f" ({error})" if error else "")
 
 
+FILL_FILE = 32 << 20
+
+
+def fill_dir(args: str) -> str:
+    """Write up to MIB MiB into DIR; the reply says how much landed."""
+    directory, mib = args.rsplit(" ", 1)
+    directory = _absolute(directory)
+    left = min(int(mib), 400) << 20
+    chunk = b"x" * (1 << 20)  # not zeros: nothing sparse
+    written = 0
+    error = ""
+    for k in range(64):
+        if left <= 0:
+            break
+        path = os.path.join(directory, f"referee-isolation-fill-{os.getpid()}-{k}")
+        done = 0
+        try:
+            with open(path, "wb", buffering=0) as fh:
+                while done < min(left, FILL_FILE):
+                    done += fh.write(chunk[: min(len(chunk), left - done)])
+        except OSError as exc:
+            error = exc.strerror or str(exc)
+        written += done
+        left -= done
+        if done == 0:
+            break
+    mib_written = written >> 20
+    if not written:
+        return f"could-not write into {directory}: {error}"
+    return f"could write {mib_written} MiB into {directory}" + (f" ({error})" if error else "")
+
+
 def main() -> None:
-    mode, arg = sys.argv[1], (sys.argv[2] if len(sys.argv) > 2 else "")
+    mode, arg = sys.argv[1], " ".join(sys.argv[2:])
     actions = {
         "read-opponent": read_opponent,
         "write-outside": write_outside,
@@ -199,6 +235,7 @@ def main() -> None:
         "read-file": read_file,
         "append-file": append_file,
         "fork-count": fork_count,
+        "fill-dir": fill_dir,
     }
     reply = None
     out = sys.stdout.buffer
