@@ -60,6 +60,28 @@ def _absolutize(words: list[str], base: Path) -> list[str]:
     return out
 
 
+def _confine(argv: list[str], home: Path, manifest_path: Path) -> None:
+    """A manifest may name files only in its own directory or the system's.
+
+    Every file a bot's command names is made visible to it in the sandbox; a manifest
+    is the bot author's, so a word such as ``../opponent/secret.txt`` or an absolute
+    path elsewhere would let a bot widen its own sandbox to another bot's files.
+    (Programs named without a path, like ``python3``, come from the user's PATH.)
+    """
+    from referee.sandbox import SYSTEM_DIRS  # the system's directories, visible to every bot
+
+    allowed = (str(home), *SYSTEM_DIRS)
+    for word in argv:
+        if not os.path.isabs(word) or not os.path.exists(word):
+            continue
+        real = os.path.realpath(word)
+        if not any(p == d or p.startswith(d.rstrip("/") + "/") for p in (word, real) for d in allowed):
+            raise BotSpecError(
+                f"{manifest_path}: 'run' names {word}, outside the bot's directory; a manifest may name "
+                "only files in its own directory or the system's (name interpreters without a path, e.g. python3)"
+            )
+
+
 def _stem(word: str) -> str:
     return Path(word).stem or word
 
@@ -81,6 +103,7 @@ def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
             raise BotSpecError(f"{manifest_path}: 'run' is empty")
         home = path.resolve()
         argv = _absolutize(words, home)
+        _confine(argv, home, manifest_path)
         name = manifest.name or home.name
         return BotSpec(name=name, argv=argv, home=str(home), build=manifest.build, limits=manifest.limits)
     if path.is_file():

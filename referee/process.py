@@ -648,6 +648,23 @@ class BotProcess:
             return None
         if self.layer is sandbox.Layer.LANDLOCK and self._workdir:
             return _directory_bytes(self._workdir, _DISK_SCAN_MAX_ENTRIES, self.limits.disk_bytes + 1)
+        if self.layer is sandbox.Layer.BWRAP and self._ps is not None and self._workdir:
+            # bubblewrap's three tmpfs (/tmp, /dev/shm, the working directory), seen
+            # through the root of its init (the leader's child, inside the namespaces).
+            try:
+                inner = self._ps.children()
+            except psutil.Error:
+                return None
+            if not inner:
+                return None
+            used = 0
+            for path in ("tmp", "dev/shm", self._workdir.lstrip("/")):
+                try:
+                    fs = os.statvfs(f"/proc/{inner[0].pid}/root/{path}")
+                except OSError:
+                    return None
+                used += (fs.f_blocks - fs.f_bfree) * fs.f_frsize
+            return used
         return None
 
     def _tree(self) -> list[psutil.Process]:

@@ -64,3 +64,20 @@ def test_unique_names(tmp_path):
     specs.append(resolve(os.path.realpath(sys.executable)))
     names = [s.name for s in unique_names(specs)]
     assert len(set(names)) == 3
+
+
+def test_a_manifest_may_not_name_files_outside_its_directory(tmp_path):
+    """Every file a command names is made visible to the bot in its sandbox, and a
+    manifest is the bot author's: naming another directory's file (``..`` or absolute)
+    would widen its own sandbox (docs/security.md).  System files stay allowed."""
+    (tmp_path / "other").mkdir()
+    (tmp_path / "other" / "secret.txt").write_text("x")
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    (bot / "main.py").write_text("pass\n")
+    for run in ("python3 main.py ../other/secret.txt", f"python3 main.py {tmp_path}/other/secret.txt"):
+        (bot / "bot.toml").write_text(f'run = "{run}"\n')
+        with pytest.raises(BotSpecError, match="outside the bot's directory"):
+            resolve(str(bot))
+    (bot / "bot.toml").write_text('run = "/usr/bin/env python3 main.py"\n')
+    assert resolve(str(bot)).argv[:2] == ["/usr/bin/env", "python3"]

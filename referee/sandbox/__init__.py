@@ -513,7 +513,10 @@ def _supervisor_config(
         config["landlock"] = {"read": read, "write": [workdir, *_WRITABLE_DEVICES], "required": True}
         config["seccomp"] = {"deny_ipc": True, "deny_sockets": True}
         parts += [f"abi {abi}", "seccomp"]
-        if uid is None and not is_root():
+        if uid is not None:
+            config["nproc"] = limits.processes  # a uid of its own: the count is the bot's alone
+            parts.append(f"nproc {limits.processes}")
+        elif not is_root():
             config["nproc"] = _user_tasks() + limits.processes
             parts.append(f"nproc +{limits.processes}")
     return config
@@ -604,6 +607,8 @@ def jail(
             *binds,
             # Its working directory: a private tmpfs of bounded size, so it cannot fill the disk.
             "--size", size, "--tmpfs", workdir,
+            # bubblewrap's own root is an unbounded tmpfs the bot's uid owns: read-only.
+            "--remount-ro", "/",
             "--chdir", workdir,
             "--",
             *argv,
