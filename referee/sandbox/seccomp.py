@@ -30,6 +30,24 @@ import sys
 
 # ---- syscall numbers (x86_64: asm/unistd_64.h; aarch64: asm-generic/unistd.h) ----------
 
+#: Syscalls added since Linux 5.1 share one number on every architecture.
+_UNIFIED: dict[str, int] = {
+    "io_uring_setup": 425,
+    "io_uring_enter": 426,
+    "io_uring_register": 427,
+    "open_tree": 428,
+    "move_mount": 429,
+    "fsopen": 430,
+    "fsconfig": 431,
+    "fsmount": 432,
+    "fspick": 433,
+    "clone3": 435,
+    "pidfd_getfd": 438,
+    "mount_setattr": 442,
+    "quotactl_fd": 443,
+    "open_tree_attr": 467,
+}
+
 _X86_64: dict[str, int] = {
     "shmget": 29,
     "shmat": 30,
@@ -89,20 +107,7 @@ _X86_64: dict[str, int] = {
     "kexec_file_load": 320,
     "bpf": 321,
     "userfaultfd": 323,
-    "io_uring_setup": 425,
-    "io_uring_enter": 426,
-    "io_uring_register": 427,
-    "open_tree": 428,
-    "move_mount": 429,
-    "fsopen": 430,
-    "fsconfig": 431,
-    "fsmount": 432,
-    "fspick": 433,
-    "clone3": 435,
-    "pidfd_getfd": 438,
-    "mount_setattr": 442,
-    "quotactl_fd": 443,
-    "open_tree_attr": 467,
+    **_UNIFIED,
 }
 
 _AARCH64: dict[str, int] = {
@@ -162,20 +167,7 @@ _AARCH64: dict[str, int] = {
     "bpf": 280,
     "userfaultfd": 282,
     "kexec_file_load": 294,
-    "io_uring_setup": 425,
-    "io_uring_enter": 426,
-    "io_uring_register": 427,
-    "open_tree": 428,
-    "move_mount": 429,
-    "fsopen": 430,
-    "fsconfig": 431,
-    "fsmount": 432,
-    "fspick": 433,
-    "clone3": 435,
-    "pidfd_getfd": 438,
-    "mount_setattr": 442,
-    "quotactl_fd": 443,
-    "open_tree_attr": 467,
+    **_UNIFIED,
 }
 
 SYSCALLS: dict[str, dict[str, int]] = {"x86_64": _X86_64, "aarch64": _AARCH64}

@@ -168,21 +168,28 @@ async def start(launch: Launch, fds: tuple[int, int, int], deadline: float) -> S
     return Spawned(pid=pid, status_fd=status_r)
 
 
-async def _read_all(fd: int, deadline: float) -> bytes | None:
-    """Read ``fd`` to EOF (the exec closed it); None if the deadline passes first."""
-    os.set_blocking(fd, False)
-    data = b""
+async def _read_some(fd: int, deadline: float) -> bytes | None:
+    """What ``fd`` has (b"" at EOF or on an error), waiting for it until ``deadline``;
+    None if the deadline passes first."""
     while True:
         try:
-            chunk = os.read(fd, 4096)
+            return os.read(fd, 4096)
         except BlockingIOError:
             with trio.move_on_at(deadline):
                 await trio.lowlevel.wait_readable(fd)
                 continue
             return None
-        if not chunk:
-            return data
+        except OSError:
+            return b""
+
+
+async def _read_all(fd: int, deadline: float) -> bytes | None:
+    """Read ``fd`` to EOF (the exec closed it); None if the deadline passes first."""
+    os.set_blocking(fd, False)
+    data = b""
+    while chunk := await _read_some(fd, deadline):
         data += chunk
+    return None if chunk is None else data
 
 
 async def _kill_and_reap(pid: int) -> None:
@@ -201,24 +208,14 @@ async def _kill_and_reap(pid: int) -> None:
 
 async def read_status_line(fd: int, buffer: bytearray, deadline: float) -> str | None:
     """The next line from a supervisor's status pipe, or None at EOF or the deadline."""
-    while True:
-        nl = buffer.find(b"\n")
-        if nl >= 0:
-            line = bytes(buffer[:nl])
-            del buffer[: nl + 1]
-            return line.decode(errors="replace")
-        try:
-            chunk = os.read(fd, 4096)
-        except BlockingIOError:
-            with trio.move_on_at(deadline):
-                await trio.lowlevel.wait_readable(fd)
-                continue
-            return None
-        except OSError:
-            return None
+    while (nl := buffer.find(b"\n")) < 0:
+        chunk = await _read_some(fd, deadline)
         if not chunk:
             return None
         buffer += chunk
+    line = bytes(buffer[:nl])
+    del buffer[: nl + 1]
+    return line.decode(errors="replace")
 
 
 def poll_status_lines(fd: int, buffer: bytearray) -> list[str]:

@@ -49,6 +49,7 @@ import select
 import signal
 import sys
 import time
+from collections.abc import Callable
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
@@ -368,6 +369,20 @@ def _let_go_of_stdio() -> None:
     os.close(null)
 
 
+def _supervise(cfg: dict, status_fd: int, after_exit: Callable[[], None]) -> None:
+    """Start the bot, say ``ready``, wait for its leader, run ``after_exit`` (which may
+    kill what the bot left), and report ``exit``; ``error`` and exit if it cannot start."""
+    pid, error = _start_bot(cfg)
+    if error is not None:
+        _report(status_fd, f"error {error}")
+        os._exit(1)
+    _let_go_of_stdio()
+    _report(status_fd, "ready")
+    status = _wait_for(pid)
+    after_exit()
+    _report(status_fd, f"exit {status} {_children_cpu_ns()}")
+
+
 def _report(status_fd: int, line: str) -> None:
     with contextlib.suppress(OSError):  # the referee is gone: nothing to tell
         os.write(status_fd, (line + "\n").encode())
@@ -430,14 +445,7 @@ def _run_init(cfg: dict, status_fd: int, lifeline: int) -> None:
         os.close(lifeline)
         signal.signal(signal.SIGINT, signal.SIG_DFL)
         _build_root(cfg)
-        pid, error = _start_bot(cfg)
-        if error is not None:
-            _report(status_fd, f"error {error}")
-            os._exit(1)
-        _let_go_of_stdio()
-        _report(status_fd, "ready")
-        status = _wait_for(pid)
-        _report(status_fd, f"exit {status} {_children_cpu_ns()}")
+        _supervise(cfg, status_fd, lambda: None)
     except SetupError as exc:
         _report(status_fd, f"error {exc}")
         code = 1
@@ -494,16 +502,7 @@ def main() -> None:
             _libc.prctl(ctypes.c_int(PR_SET_PDEATHSIG), ctypes.c_ulong(signal.SIGTERM), 0, 0, 0)
             if os.getppid() != cfg["referee"]:
                 _sweep_and_exit()
-            pid, error = _start_bot(cfg)
-            if error is not None:
-                _report(status_fd, f"error {error}")
-                os._exit(1)
-            _let_go_of_stdio()
-            _report(status_fd, "ready")
-            status = _wait_for(pid)
-            cpu = _children_cpu_ns()
-            _kill_descendants(time.monotonic() + 2.0)
-            _report(status_fd, f"exit {status} {max(cpu, _children_cpu_ns())}")
+            _supervise(cfg, status_fd, lambda: _kill_descendants(time.monotonic() + 2.0))
     except SetupError as exc:
         _report(status_fd, f"error {exc}")
         os._exit(1)

@@ -66,20 +66,6 @@ static void send_reply(void)
     write_all(1, line, n);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
-    }
-}
-
 /* Read up to cap-1 bytes of a file (NUL-terminated); returns the count or -1 (errno). */
 static ssize_t read_file(const char *path, char *buf, size_t cap)
 {

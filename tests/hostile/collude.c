@@ -131,19 +131,6 @@ static void name_everything(void)
     snprintf(abstract_name, sizeof abstract_name, "referee-collude-%s", tag);
 }
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* Milliseconds left until deadline, at least 0. */
 static int ms_left(double deadline)
 {

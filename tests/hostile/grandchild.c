@@ -31,13 +31,6 @@
 static double deadline;
 static char shm_path[128];
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void hold_until_deadline(void)
 {
     double left;

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/types.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Read one request line from stdin (unbuffered, so nothing is read ahead of it).
@@ -66,6 +67,22 @@ static inline void behave(int good)
 static inline int good_arg(int argc, char **argv, int index)
 {
     return argc > index ? atoi(argv[index]) : 1;
+}
+
+/* Seconds on the monotonic clock. */
+static inline double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Sleep ms milliseconds, resuming after signals. */
+static inline void sleep_ms(long ms)
+{
+    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
 }
 
 /* Block forever without using CPU. */
