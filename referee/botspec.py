@@ -17,6 +17,7 @@ A bot learns where its own files are from ``$REFEREE_BOT_DIR``.
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 from collections.abc import Iterable
@@ -82,8 +83,16 @@ def _confine(argv: list[str], home: Path, manifest_path: Path) -> None:
             )
 
 
+def safe_name(name: str) -> str:
+    """A bot's name as it may appear in file names (its stderr file, its working
+    directory): letters, digits, ``_ . -``, at most 64, never starting with a dot.  A
+    manifest's ``name`` is its author's, and ``../../etc/x`` must not become a path."""
+    cleaned = re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:64].lstrip(".")
+    return cleaned or "bot"
+
+
 def _stem(word: str) -> str:
-    return Path(word).stem or word
+    return safe_name(Path(word).stem or word)
 
 
 def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
@@ -104,7 +113,7 @@ def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
         home = path.resolve()
         argv = _absolutize(words, home)
         _confine(argv, home, manifest_path)
-        name = manifest.name or home.name
+        name = safe_name(manifest.name or home.name)
         return BotSpec(name=name, argv=argv, home=str(home), build=manifest.build, limits=manifest.limits)
     if path.is_file():
         if not os.access(path, os.X_OK):

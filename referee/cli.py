@@ -89,6 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument("--stderr-dir", metavar="DIR", help="where each bot's captured stderr goes")
     match.add_argument("--recover", action="store_true", help="restart a crashed bot for the next game")
     match.add_argument(
+        "--build",
+        action="store_true",
+        help="run the bots' bot.toml build commands first — with your privileges, outside the sandbox: "
+        "only for bots you trust",
+    )
+    match.add_argument(
         "--no-pin", dest="pin", action="store_false", help="do not pin referee and bots to one core"
     )
     options = match.add_argument_group("game options")
@@ -273,7 +279,16 @@ def cmd_match(args: argparse.Namespace) -> int:
     try:
         game = games.get(args.game)(**config.options)
         match = Match(game, specs, config)
-        _build(specs)
+        if args.build:
+            _build(specs)
+        else:
+            for spec in specs:
+                if spec.build:
+                    print(
+                        f"referee: not running bot {spec.name}'s build command ({spec.build!r}): a build runs "
+                        "outside the sandbox; pass --build to run it (only for bots you trust)",
+                        file=sys.stderr,
+                    )
     except (MatchError, TypeError, ValueError) as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -49,6 +49,26 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return msgspec.structs.replace(self, **changes)
 
 
+    def lowered(self, request: LimitsOverride | None) -> Limits:
+        """These limits, each field lowered where ``request`` asks for less.
+
+        A bot's manifest is its author's: it may ask for tighter limits, never looser
+        ones (a ``decision_s`` of 1e9, a 16 GiB ``stderr_bytes``); only the command line
+        raises a limit.  ``None`` (no limit) is above every number.
+        """
+        if request is None:
+            return self
+        changes = {}
+        for name in request.__struct_fields__:
+            wanted = getattr(request, name)
+            if wanted is None:
+                continue
+            current = getattr(self, name)
+            if current is None or wanted < current:
+                changes[name] = wanted
+        return msgspec.structs.replace(self, **changes) if changes else self
+
+
 class LimitsOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     """The same fields, all optional: what a manifest or the command line changes."""
 

@@ -193,7 +193,7 @@ class Match:
         self.players = [
             Player(
                 spec=spec,
-                limits=game.limits.merged(spec.limits).merged(config.limits),
+                limits=game.limits.lowered(spec.limits).merged(config.limits),
                 stats=PlayerStats(name=spec.name, forfeits={}, forfeit_details=[], tallies={}),
             )
             for spec in specs

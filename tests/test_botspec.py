@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from referee.botspec import BotSpecError, resolve, unique_names
-from referee.limits import Limits
+from referee.botspec import BotSpecError, resolve, safe_name, unique_names
+from referee.limits import Limits, LimitsOverride
 
 
 def test_executable_file(tmp_path):
@@ -81,3 +81,24 @@ def test_a_manifest_may_not_name_files_outside_its_directory(tmp_path):
             resolve(str(bot))
     (bot / "bot.toml").write_text('run = "/usr/bin/env python3 main.py"\n')
     assert resolve(str(bot)).argv[:2] == ["/usr/bin/env", "python3"]
+
+
+def test_a_manifest_name_cannot_become_a_path(tmp_path):
+    """The name goes into file names (its stderr file, its working directory): a
+    manifest's ``name = "../../etc/x"`` must stay one harmless file name."""
+    (tmp_path / "bot.toml").write_text('name = "../../etc/bash_completion.d/x"\nrun = "true"\n')
+    name = resolve(str(tmp_path)).name
+    assert "/" not in name and not name.startswith(".") and name
+    assert safe_name("") == "bot" and safe_name("ok-name_1.2") == "ok-name_1.2"
+
+
+def test_a_manifest_may_only_lower_its_limits():
+    """A manifest is its author's: it may tighten a limit, never loosen one; the
+    command line may do both (docs/limits-and-verdicts.md)."""
+    game = Limits(decision_s=10.0, cpu_s=600.0, memory_bytes=2 << 30, stderr_bytes=1 << 20)
+    asked = LimitsOverride(decision_s=1e9, cpu_s=5.0, memory_bytes=1 << 40, stderr_bytes=16 << 30, processes=8)
+    got = game.lowered(asked)
+    assert (got.decision_s, got.cpu_s, got.memory_bytes, got.stderr_bytes) == (10.0, 5.0, 2 << 30, 1 << 20)
+    assert got.processes == 8
+    assert Limits(cpu_s=None).lowered(LimitsOverride(cpu_s=3.0)).cpu_s == 3.0  # None: no limit at all
+    assert game.lowered(asked).merged(LimitsOverride(decision_s=30.0)).decision_s == 30.0

@@ -231,3 +231,36 @@ def test_nothing_of_a_bot_outlives_a_referee_killed_with_sigkill(layer, hostile_
     for proc in left:  # do not leave them to the next test
         proc.kill()
     assert not left, f"left running after the referee died: {[p.pid for p in left]}"
+
+
+def test_every_link_to_a_program_is_made_visible(tmp_path):
+    """A virtualenv's python may reach the real interpreter through a link in another
+    directory (~/tools/python3 -> /usr/bin/python3.11): each hop's directory must be
+    visible in the sandbox, or the exec fails there although the file exists."""
+    tools = tmp_path / "tools" / "bin"
+    tools.mkdir(parents=True)
+    (tools / "python3").symlink_to("/usr/bin/env")
+    venv = tmp_path / "venv" / "bin"
+    venv.mkdir(parents=True)
+    (venv / "python").symlink_to(tools / "python3")
+    found = sandbox._installations(str(venv / "python"))
+    assert {str(tmp_path / "venv"), str(tmp_path / "tools"), "/usr"} <= found
+
+
+def test_a_build_command_is_not_run_without_build(tmp_path, built_samples):
+    """A bot.toml's build runs outside the sandbox: only with --build."""
+    marker = tmp_path / "built"
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    bot.chmod(0o755)
+    (bot / "bot.toml").write_text(f'run = "/bin/cat"\nbuild = "touch {marker}"\n')
+    competent = str(built_samples / "yahtzee" / "bin" / "competent")
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "match", str(bot), competent, "--games", "1", "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert not marker.exists()
+    assert "pass --build" in done.stderr

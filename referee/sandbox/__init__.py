@@ -125,7 +125,10 @@ def bwrap_works() -> bool:
         "/proc",
         "--dev",
         "/dev",
-        # As bots get it: --size needs bubblewrap >= 0.7 and a bwrap that is not setuid.
+        # As bots get it: --disable-userns needs bubblewrap >= 0.8, --size >= 0.7 and a
+        # bwrap that is not setuid.
+        "--unshare-user",
+        "--disable-userns",
         "--size",
         "1048576",
         "--tmpfs",
@@ -385,7 +388,15 @@ def _installations(program: str) -> set[str]:
     def prefix(path: Path) -> str:
         return str(path.parent.parent if path.parent.name == "bin" else path.parent)
 
-    return {prefix(Path(os.path.abspath(program))), prefix(Path(os.path.realpath(program)))}
+    found = {prefix(Path(os.path.abspath(program))), prefix(Path(os.path.realpath(program)))}
+    # Every link on the way too: a venv's python -> ~/tools/python3 -> /usr/bin/python3.11.
+    hop = os.path.abspath(program)
+    for _ in range(40):
+        if not os.path.islink(hop):
+            break
+        hop = os.path.join(os.path.dirname(hop), os.readlink(hop))
+        found.add(prefix(Path(os.path.normpath(hop))))
+    return found
 
 
 def cannot_exec(argv: list[str], path: str) -> str | None:
@@ -406,6 +417,15 @@ def cannot_exec(argv: list[str], path: str) -> str | None:
         if not interpreter or not os.access(interpreter, os.X_OK):
             return f"{program}: its interpreter {interpreter!r} does not exist"
     return None
+
+
+def _system_path(path_dirs: list[str]) -> str:
+    """The bot's PATH in a sandbox: the user's PATH entries it can see (the system's),
+    then the standard ones, so that ``awk`` or ``python3`` is found whatever the user's
+    PATH looks like."""
+    kept = [d for d in path_dirs if _under(d, SYSTEM_DIRS)]
+    kept += [d for d in ("/usr/local/bin", "/usr/bin", "/bin") if d not in kept]
+    return os.pathsep.join(kept)
 
 
 def _under(path: str, dirs: Iterable[str]) -> bool:
@@ -509,7 +529,9 @@ def _supervisor_config(
         parts.append(f"nproc {limits.processes}")
         parts.append(f"tmpfs {limits.disk_bytes >> 20} MiB")
     else:
-        read = [*(d for d in SYSTEM_DIRS if os.path.exists(d)), _SYSFS, "/proc", "/dev", *visible]
+        # Not all of /dev (the user's terminals, /dev/shm) nor of /sys (other bots' cgroups).
+        devices = [*_WRITABLE_DEVICES, "/dev/random", "/dev/urandom"]
+        read = [*(d for d in SYSTEM_DIRS if os.path.exists(d)), "/sys/devices/system", "/proc", *devices, *visible]
         config["landlock"] = {"read": read, "write": [workdir, *_WRITABLE_DEVICES], "required": True}
         config["seccomp"] = {"deny_ipc": True, "deny_sockets": True}
         parts += [f"abi {abi}", "seccomp"]
@@ -601,6 +623,7 @@ def jail(
         inner = [
             shutil.which("bwrap") or "bwrap",
             "--unshare-all",
+            *(["--unshare-user", "--disable-userns"] if uid is not None or not root else []),
             # Safe: the referee spawns from its main thread, never from a trio worker thread
             # (whose exit would fire PR_SET_PDEATHSIG and kill the bot mid-game).
             "--die-with-parent",
@@ -613,13 +636,12 @@ def jail(
             "--",
             *argv,
         ]  # fmt: skip
-        sandbox_path = os.pathsep.join(d for d in path_dirs if _under(d, SYSTEM_DIRS))
-        return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=sandbox_path)
+        return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=_system_path(path_dirs))
 
     # The supervised layers.
     argv = _resolve_program(argv, path_dirs)
     visible = _visible(argv, home, workdir)
-    sandbox_path = os.pathsep.join(d for d in path_dirs if _under(d, SYSTEM_DIRS))
+    sandbox_path = _system_path(path_dirs)
     # Under namespaces only what is bound must be readable (the directories above it are
     # made anew); under Landlock the real path must be reachable too.
     uid, note = own_uid(visible, leaf_only=layer is Layer.NAMESPACES)

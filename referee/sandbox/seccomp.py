@@ -104,6 +104,7 @@ _X86_64: dict[str, int] = {
     "process_vm_writev": 311,
     "kcmp": 312,
     "finit_module": 313,
+    "memfd_create": 319,
     "kexec_file_load": 320,
     "bpf": 321,
     "userfaultfd": 323,
@@ -164,6 +165,7 @@ _AARCH64: dict[str, int] = {
     "process_vm_writev": 271,
     "kcmp": 272,
     "finit_module": 273,
+    "memfd_create": 279,
     "bpf": 280,
     "userfaultfd": 282,
     "kexec_file_load": 294,
@@ -181,7 +183,7 @@ _X32_SYSCALL_BIT = 0x40000000
 #: administration (modules, clocks, swap, reboot, kernel log, port I/O).
 DENIED_ALWAYS: tuple[str, ...] = (
     "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
-    "perf_event_open", "bpf", "userfaultfd", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "perf_event_open", "bpf", "userfaultfd", "memfd_create", "io_uring_setup", "io_uring_enter", "io_uring_register",
     "keyctl", "add_key", "request_key",
     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot",
     "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "open_tree_attr", "mount_setattr",

@@ -234,6 +234,9 @@ def _build_root(cfg: dict) -> None:
     for path in cfg["ro_binds"]:
         if os.path.lexists(old + path):
             _bind(old + path, new + path)
+    # Other bots' cgroups (their names, memory, process counts) are not this bot's business.
+    if os.path.isdir(f"{new}/sys/fs/cgroup"):
+        _mount("referee-none", f"{new}/sys/fs/cgroup", "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")
 
     # /dev: a few device nodes, the usual links, and the private /dev/shm.
     os.makedirs(f"{new}/dev", 0o755, exist_ok=True)
