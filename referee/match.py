@@ -254,7 +254,7 @@ class Match:
             try:
                 await self._start(player)
             except BotFault as fault:
-                return MatchError(f"bot {player.spec.name} cannot start: {fault.detail}")
+                return MatchError(f"bot {player.spec.name} cannot start: {fault.detail.removeprefix('cannot start: ')}")
         return None
 
     async def _start(self, player: Player) -> None:

@@ -647,7 +647,10 @@ class BotProcess:
                 return (fs.f_blocks - fs.f_bfree) * fs.f_frsize
             return None
         if self.layer is sandbox.Layer.LANDLOCK and self._workdir:
-            return _directory_bytes(self._workdir, _DISK_SCAN_MAX_ENTRIES, self.limits.disk_bytes + 1)
+            enough = self.limits.disk_bytes + 1
+            used = _directory_bytes(self._workdir, _DISK_SCAN_MAX_ENTRIES, enough)
+            # A file unlinked but still open is on the disk and in no directory.
+            return used + _deleted_open_bytes(self._tree(), _DISK_SCAN_MAX_ENTRIES, enough)
         if self.layer is sandbox.Layer.BWRAP and self._ps is not None and self._workdir:
             # bubblewrap's three tmpfs (/tmp, /dev/shm, the working directory), seen
             # through the root of its init (the leader's child, inside the namespaces).
@@ -807,7 +810,8 @@ class BotProcess:
         if self.stderr_path is None or self._stderr.total == 0:
             return
         try:
-            self.stderr_path.parent.mkdir(parents=True, exist_ok=True)
+            # Private: a bot's stderr may say things other users of the machine should not read.
+            self.stderr_path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             with open(self.stderr_path, "ab") as fh:
                 fh.write(self._stderr.render())
         except OSError:
@@ -827,6 +831,36 @@ class BotProcess:
 
     def __repr__(self) -> str:
         return f"<BotProcess {self.spec.name} pid={self.pid} death={self.death}>"
+
+
+def _deleted_open_bytes(procs: list[psutil.Process], max_entries: int, enough: int) -> int:
+    """Bytes of deleted files the processes still hold open (each file once); more than
+    ``max_entries`` descriptors count as ``enough``."""
+    seen: set[tuple[int, int]] = set()
+    total = 0
+    entries = 0
+    for proc in procs:
+        try:
+            fds = os.listdir(f"/proc/{proc.pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            entries += 1
+            if entries > max_entries:
+                return enough
+            path = f"/proc/{proc.pid}/fd/{fd}"
+            try:
+                if not os.readlink(path).endswith(" (deleted)"):
+                    continue
+                st = os.stat(path)
+            except OSError:
+                continue
+            if (st.st_dev, st.st_ino) not in seen:
+                seen.add((st.st_dev, st.st_ino))
+                total += st.st_blocks * 512
+                if total >= enough:
+                    return total
+    return total
 
 
 def _directory_bytes(path: str, max_entries: int, enough: int) -> int:

@@ -94,7 +94,7 @@ class Layer(enum.StrEnum):
     BWRAP = "bwrap"
 
 
-CHOICES = ("auto", "strict", *Layer)
+CHOICES = ("auto", "strict", *(layer.value for layer in Layer))
 #: What ``auto`` tries, strongest first.
 _PREFERENCE = (Layer.NAMESPACES, Layer.BWRAP, Layer.LANDLOCK, Layer.RLIMITS)
 
