@@ -961,8 +961,9 @@ def test_a_bot_cannot_fill_the_disk(layer_no_bwrap, hostile_bin, record_property
         assert "files" in fault.detail, fault.detail
         # The referee measures the directory at every monitor sample (every 0.05 s in
         # run_bot): what the bot writes between two samples comes on top of disk_bytes,
-        # and the host disk's free space moves with everything else on the machine.
-        assert drop < disk + 250 * MiB, f"the host disk lost {drop >> 20} MiB"
+        # and the host disk's free space moves with everything else on the machine: the
+        # bound only says the bot was stopped long before its 1.2 GiB (its own limit).
+        assert drop < disk + 600 * MiB, f"the host disk lost {drop >> 20} MiB"
     else:
         assert fault is None or fault.verdict is Verdict.MEMORY, fault
         assert files <= disk + MiB, f"its files took {files >> 20} MiB"
