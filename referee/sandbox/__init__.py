@@ -365,10 +365,6 @@ class Jail:
     cgroup: cgroups.BotCgroup | None = None
 
     @property
-    def supervised(self) -> bool:
-        return self.config is not None
-
-    @property
     def description(self) -> str:
         parts = [self.layer.value]
         if self.uid is not None:
