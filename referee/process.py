@@ -465,7 +465,14 @@ class BotProcess:
                     self._buf = b""
                     self._late = False
                     if rest:
-                        raise BotFault(Verdict.PROTOCOL, "printed more than one line", rest)
+                        # The stray line is usually the first (debugging output, then the
+                        # answer): show both, the first first.
+                        raise BotFault(
+                            Verdict.PROTOCOL,
+                            f"printed more than one line: {line[:80]!r} and then {rest[:80]!r} "
+                            "(write debugging output to stderr)",
+                            line + b"\n" + rest,
+                        )
                     if len(line) > self.limits.max_line_bytes:
                         raise BotFault(
                             Verdict.PROTOCOL, f"reply longer than {self.limits.max_line_bytes} bytes"

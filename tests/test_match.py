@@ -90,6 +90,18 @@ def test_extra_output_is_a_protocol_forfeit(built_samples, script_bot, tmp_path)
     assert "more than one line" in players["double"]["forfeit_details"][0]["detail"]
 
 
+def test_the_extra_line_verdict_shows_the_stray_line(built_samples, script_bot, tmp_path):
+    """Issue 9: a bot printed "thinking about …" and then its answer; the verdict named
+    only the answer.  The stray first line must be in the detail, with the hint."""
+    chatty = script_bot(
+        "import sys\nfor line in sys.stdin:\n    print('thinking about it\\n1', flush=True)\n", "thinker"
+    )
+    players, _ = play([chatty, str(built_samples / "yahtzee/bin/competent")], tmp_path, games=1, seed=1)
+    detail = players["thinker"]["forfeit_details"][0]["detail"]
+    assert "thinking about it" in detail and detail.index("thinking") < detail.index("'1")
+    assert "stderr" in detail
+
+
 def test_crash_loses_every_remaining_game(built_samples, tmp_path):
     crasher = f"{BOT_PYTHON} {MISBEHAVE} segv 1"  # one legal placement, then SIGSEGV
     players, lines = play([crasher, str(built_samples / "yahtzee/bin/competent")], tmp_path, games=5, seed=1)
