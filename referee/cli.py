@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import re
 import secrets
 import subprocess
@@ -248,6 +249,20 @@ def _say_sandbox(layer: sandbox.Layer) -> None:
         print(f"referee: {warning}", file=sys.stderr)
 
 
+def _unwritable(path: str) -> str | None:
+    """Why ``path`` cannot be written (checked before the match: a finished match must
+    never be lost to a typo in an output path), or None."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        return f"{path} is a directory"
+    if not parent.is_dir():
+        return f"no such directory: {parent}"
+    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"{path} is not writable"
+    return None
+
+
 def cmd_match(args: argparse.Namespace) -> int:
     try:
         specs = unique_names(resolve(arg) for arg in args.bots)
@@ -257,6 +272,12 @@ def cmd_match(args: argparse.Namespace) -> int:
     if args.games < 1:
         print("referee: --games must be at least 1", file=sys.stderr)
         return EXIT_USAGE
+    outputs = [("--json", args.json), ("--log", args.log), *(("--export", p) for _, p in args.export)]
+    for flag, path in outputs:
+        problem = _unwritable(path) if path else None
+        if problem is not None:
+            print(f"referee: {flag} {path}: {problem}", file=sys.stderr)
+            return EXIT_USAGE
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     config = MatchConfig(
         game=args.game,

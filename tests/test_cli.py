@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import time
 
 
 def referee(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
@@ -82,3 +83,15 @@ def test_export_format_the_game_lacks_is_a_usage_error(built_samples, tmp_path):
     competent = str(built_samples / "yahtzee/bin/competent")
     done = referee("match", competent, competent, "--games", "1", "--export", f"phh={tmp_path / 'x'}")
     assert done.returncode == 2 and "cannot be exported as phh" in done.stderr
+
+
+def test_a_bad_output_path_is_a_one_line_error_before_any_game(built_samples, tmp_path):
+    """Issue 9: `--json /nonexistent/dir/s.json` played the whole match and then raised.
+    Every output path is checked first: exit 2, one line, nothing played."""
+    competent = str(built_samples / "yahtzee/bin/competent")
+    for flag in ("--json", "--log"):
+        started = time.perf_counter()
+        done = referee("match", competent, competent, "--games", "100000", flag, "/nonexistent/dir/out")
+        assert done.returncode == 2, done.stderr
+        assert done.stderr.count("\n") == 1 and flag in done.stderr and "no such directory" in done.stderr
+        assert time.perf_counter() - started < 20, "it played before checking"
