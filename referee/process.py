@@ -211,17 +211,13 @@ class BotProcess:
             raise self._cannot_start(f"cannot start: {problem}", jail.uid)
         self.sandbox = jail.description
         self._uid = jail.uid
-        direct = jail.config is None and self.layer is not sandbox.Layer.NONE
-        rlimits = sandbox.rlimits_for(limits) if direct else []
-        if direct and jail.uid is not None:
-            rlimits.append((sandbox.resource.RLIMIT_NPROC, (limits.processes, limits.processes)))
         launch = spawn.Launch(
             argv=jail.argv,
             env=env,
             cwd=self._workdir,
-            rlimits=rlimits,
+            rlimits=jail.rlimits,
             oom_score_adj=self.layer is not sandbox.Layer.NONE,
-            uid=jail.uid if direct else None,
+            uid=jail.uid if jail.config is None else None,  # a supervisor drops it itself
             cgroup_procs=jail.cgroup.procs_paths() if jail.cgroup is not None else (),
             config=None if jail.config is None else json.dumps(jail.config).encode(),
         )
@@ -303,9 +299,9 @@ class BotProcess:
             self._account_exit()
             self._write_stderr()
             self._remove_workdir()
-            if self._jail is not None and self._jail.cgroup is not None:
+            if self._cgroup is not None:
                 # rmdir may need retries (EBUSY) for up to a second: not on the loop.
-                await trio.to_thread.run_sync(self._jail.cgroup.remove)
+                await trio.to_thread.run_sync(self._cgroup.remove)
             sandbox.release_uid(self._uid)
 
     # ------------------------------------------------------------------ I/O
@@ -598,10 +594,9 @@ class BotProcess:
         if files is not None:
             self.files_bytes = files
             rss += files
-        cgroup = self._jail.cgroup if self._jail is not None else None
-        if cgroup is not None:
+        if self._cgroup is not None:
             with contextlib.suppress(OSError):
-                cpu = max(cpu, cgroup.cpu_seconds())
+                cpu = max(cpu, self._cgroup.cpu_seconds())
         if cpu > self.cpu_s:
             self.cpu_s = cpu
         if rss > self.peak_rss:
@@ -631,51 +626,48 @@ class BotProcess:
                 f"its files take {files >> 20} MiB, over the cap of {limits.disk_bytes >> 20} MiB",
             )
 
+    @property
+    def _cgroup(self) -> sandbox.cgroups.BotCgroup | None:
+        return self._jail.cgroup if self._jail is not None else None
+
     def _cgroup_oom(self) -> bool:
-        cgroup = self._jail.cgroup if self._jail is not None else None
-        if cgroup is None:
-            return False
         try:
-            return cgroup.oom_killed()
+            return self._cgroup is not None and self._cgroup.oom_killed()
         except OSError:
             return False
 
     def _files_bytes(self) -> int | None:
-        """Bytes the bot keeps in files, where the referee can tell: the private tmpfs
-        (namespaces), or its working directory on disk (Landlock alone)."""
-        if self.layer is sandbox.Layer.NAMESPACES:
-            for pid in self._supervisors:
-                if pid == self.pid:
-                    continue
-                try:
-                    fs = os.statvfs(f"/proc/{pid}/root/tmp")
-                except OSError:
-                    return None
-                return (fs.f_blocks - fs.f_bfree) * fs.f_frsize
-            return None
+        """Bytes the bot keeps in files, where the referee can tell: its private tmpfs
+        (one under namespaces; bubblewrap's three), or its working directory on disk
+        (Landlock alone)."""
         if self.layer is sandbox.Layer.LANDLOCK and self._workdir:
             enough = self.limits.disk_bytes + 1
             used = _directory_bytes(self._workdir, _DISK_SCAN_MAX_ENTRIES, enough)
             # A file unlinked but still open is on the disk and in no directory.
             return used + _deleted_open_bytes(self._tree(), _DISK_SCAN_MAX_ENTRIES, enough)
-        if self.layer is sandbox.Layer.BWRAP and self._ps is not None and self._workdir:
-            # bubblewrap's three tmpfs (/tmp, /dev/shm, the working directory), seen
-            # through the root of its init (the leader's child, inside the namespaces).
+        if self.layer is sandbox.Layer.NAMESPACES:
+            mounts: tuple[str, ...] = ("tmp",)
+        elif self.layer is sandbox.Layer.BWRAP and self._workdir:
+            mounts = ("tmp", "dev/shm", self._workdir.lstrip("/"))
+        else:
+            return None
+        # Seen through the root of the sandbox's init: the leader's child, inside it.
+        if self._ps is None:
+            return None
+        try:
+            inner = self._ps.children()
+        except psutil.Error:
+            return None
+        if not inner:
+            return None
+        used = 0
+        for mount in mounts:
             try:
-                inner = self._ps.children()
-            except psutil.Error:
+                fs = os.statvfs(f"/proc/{inner[0].pid}/root/{mount}")
+            except OSError:
                 return None
-            if not inner:
-                return None
-            used = 0
-            for path in ("tmp", "dev/shm", self._workdir.lstrip("/")):
-                try:
-                    fs = os.statvfs(f"/proc/{inner[0].pid}/root/{path}")
-                except OSError:
-                    return None
-                used += (fs.f_blocks - fs.f_bfree) * fs.f_frsize
-            return used
-        return None
+            used += (fs.f_blocks - fs.f_bfree) * fs.f_frsize
+        return used
 
     def _tree(self) -> list[psutil.Process]:
         """The bot's live processes: its descendants now and any seen before that still run."""
@@ -697,11 +689,10 @@ class BotProcess:
         """SIGKILL everything of the bot's: signals only, no waiting (reaping is in close)."""
         if not self._spawned:
             return
-        cgroup = self._jail.cgroup if self._jail is not None else None
-        if cgroup is not None:
+        if self._cgroup is not None:
             # Frozen, then killed: nothing in it can fork in between.
             with contextlib.suppress(OSError):
-                cgroup.kill_all(timeout=0)
+                self._cgroup.kill_all(timeout=0)
         procs = self._tree()  # before the leader dies and its children re-parent
         if self.exit_status is None:
             # Once the leader is reaped its group id may be reused: psutil's checked

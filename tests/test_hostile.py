@@ -39,7 +39,6 @@ import secrets
 import shutil
 import socket
 import subprocess
-import sys
 import tempfile
 import time
 from collections.abc import Awaitable, Callable, Sequence
@@ -51,6 +50,7 @@ import msgspec
 import psutil
 import pytest
 import trio
+from conftest import BOT_PYTHON
 
 from referee import games
 from referee import sandbox as isolation
@@ -65,19 +65,9 @@ HOSTILE = Path(__file__).resolve().parent / "hostile"
 BIN = HOSTILE / "bin"
 
 
-def reachable_by_strangers(path: str) -> bool:
-    """Whether a user in no group of ours can run ``path`` (every directory above it o+x)."""
-    real = Path(os.path.realpath(path))
-    return all(os.stat(d).st_mode & 0o001 for d in real.parents) and bool(os.stat(real).st_mode & 0o001)
-
-
-#: The interpreter for the Python hostile programs.  A uid layer can run a bot as another
-#: user only if that user can reach the interpreter; a pyenv Python under /root cannot
-#: be, and its bots would silently keep the referee's uid.  So prefer the system Python.
-PYTHON = next(
-    (p for p in (sys.executable, "/usr/bin/python3") if os.path.exists(p) and reachable_by_strangers(p)),
-    sys.executable,
-)
+#: The interpreter for the Python hostile programs: one a bot's own uid can run
+#: (conftest.BOT_PYTHON; a pyenv Python under /root cannot be).
+PYTHON = BOT_PYTHON
 
 #: Small limits keep the file fast: every wall limit is at most a few seconds.
 LIMITS = Limits(startup_s=5.0, decision_s=0.5, cpu_s=1.0, memory_bytes=200 * MiB, exit_s=2.0)

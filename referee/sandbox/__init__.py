@@ -46,6 +46,7 @@ import shutil
 import stat
 import subprocess
 import sys
+import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,7 +255,7 @@ def advice(layer: Layer) -> str | None:
     """One line for the console when ``layer`` is weaker than the strongest this machine
     allows, or None when it is the strongest."""
     best = choose("auto")
-    if _PREFERENCE.index(layer) <= _PREFERENCE.index(best) if layer in _PREFERENCE else False:
+    if layer in _PREFERENCE and _PREFERENCE.index(layer) <= _PREFERENCE.index(best):
         return None
     return (
         f"sandbox {layer} does not stop everything: {GAPS[layer]}; "
@@ -275,8 +276,6 @@ def best_possible_note() -> str | None:
 
 
 def _mkdtemp(name: str) -> str:
-    import tempfile
-
     path = tempfile.mkdtemp(prefix=f"referee-{name}-")
     os.chmod(path, 0o700)
     return path
@@ -363,6 +362,9 @@ class Jail:
     parts: list[str] = field(default_factory=list)
     #: Per-bot cgroup (root), or None.
     cgroup: cgroups.BotCgroup | None = None
+    #: Kernel limits the spawn sets before exec (the layers without a supervisor; the
+    #: supervisor sets the bot's own).
+    rlimits: list[tuple[int, tuple[int, int]]] = field(default_factory=list)
 
     @property
     def description(self) -> str:
@@ -599,12 +601,18 @@ def jail(
         os.chown(workdir, uid, uid)
         return uid, ""
 
+    def direct_rlimits(uid: int | None) -> list[tuple[int, tuple[int, int]]]:
+        # RLIMIT_NPROC counts per uid: only a uid of its own makes it the bot's alone.
+        nproc = [(resource.RLIMIT_NPROC, (limits.processes, limits.processes))] if uid is not None else []
+        return [*rlimits_for(limits), *nproc]
+
     if layer is Layer.RLIMITS:
         uid, note = own_uid([home, *files], leaf_only=False)
         if uid is None:
-            return Jail(argv=argv, layer=layer, note=note or ("same uid as the referee" if not root else ""))
+            note = note or ("same uid as the referee" if not root else "")
+            return Jail(argv=argv, layer=layer, note=note, rlimits=direct_rlimits(None))
         reachable_path = os.pathsep.join(d for d in path_dirs if _reachable(d))
-        return Jail(argv=argv, layer=layer, uid=uid, env_path=reachable_path)
+        return Jail(argv=argv, layer=layer, uid=uid, env_path=reachable_path, rlimits=direct_rlimits(uid))
 
     if layer is Layer.BWRAP:
         # Order matters: the private /tmp goes first, then the binds that may lie under it.
@@ -632,7 +640,8 @@ def jail(
             "--",
             *argv,
         ]  # fmt: skip
-        return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=_system_path(path_dirs))
+        env_path = _system_path(path_dirs)
+        return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=env_path, rlimits=direct_rlimits(uid))
 
     # The supervised layers.
     argv = _resolve_program(argv, path_dirs)

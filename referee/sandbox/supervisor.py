@@ -83,10 +83,6 @@ MOUNT_ATTR_NODEV = 0x4
 PR_SET_PDEATHSIG = 1
 PR_SET_CHILD_SUBREAPER = 36
 
-_SYSCALLS = {
-    "x86_64": {"pivot_root": 155, "mount_setattr": 442},
-    "aarch64": {"pivot_root": 41, "mount_setattr": 442},
-}
 _DEVICES = ("null", "zero", "full", "random", "urandom", "tty")
 #: Files and directories the bot may make in its private tmpfs.
 _INODES = 65536
@@ -111,7 +107,8 @@ def _check(result: int, stage: str, what: str) -> None:
 
 
 def _syscall(name: str, *args: object) -> int:
-    number = _SYSCALLS.get(os.uname().machine, {}).get(name)
+    arch = seccomp.arch()  # its tables hold every syscall number the sandbox needs
+    number = seccomp.SYSCALLS[arch].get(name) if arch is not None else None
     if number is None:
         ctypes.set_errno(errno.ENOSYS)
         return -1

@@ -192,8 +192,5 @@ int main(int argc, char **argv)
     }
     if (child > 0)
         waitpid(child, NULL, 0);
-    for (;;) {
-        answer();
-        next_request();
-    }
+    answer_forever();
 }

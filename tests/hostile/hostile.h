@@ -85,6 +85,15 @@ static inline void sleep_ms(long ms)
     }
 }
 
+/* Answer now, then every request, as an honest bot would (exits on EOF). */
+static inline _Noreturn void answer_forever(void)
+{
+    for (;;) {
+        answer();
+        next_request();
+    }
+}
+
 /* Block forever without using CPU. */
 static inline _Noreturn void wait_forever(void)
 {
