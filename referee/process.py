@@ -63,6 +63,15 @@ _SETUP_MAX_S = 30.0
 _DISK_SCAN_MAX_ENTRIES = 20_000
 
 
+def _proportional_memory(proc: psutil.Process) -> int:
+    """The process's PSS (from ``smaps_rollup``), or its RSS where that cannot be read
+    (a process that made itself undumpable, or an old kernel)."""
+    try:
+        return proc.memory_full_info().pss
+    except psutil.AccessDenied:
+        return proc.memory_info().rss
+
+
 def _lingers(proc: psutil.Process) -> bool:
     """Whether ``proc`` still exists, as a live process or as a zombie nobody reaped."""
     try:
@@ -579,11 +588,20 @@ class BotProcess:
         cpu = 0.0
         rss = 0
         supervisors = self._supervisors
+        # One process: its RSS.  Several (a bot that forks workers): each one's
+        # proportional share (PSS), since copy-on-write pages shared between a parent
+        # and its forks would otherwise be charged once per process.
+        shared = len(procs) - len(supervisors) > 1
         for proc in procs:
             try:
                 with proc.oneshot():
                     t = proc.cpu_times()
-                    mem = 0 if proc.pid in supervisors else proc.memory_info().rss
+                    if proc.pid in supervisors:
+                        mem = 0
+                    elif shared:
+                        mem = _proportional_memory(proc)
+                    else:
+                        mem = proc.memory_info().rss
             except psutil.Error:
                 continue
             cpu += t.children_user + t.children_system
