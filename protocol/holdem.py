@@ -36,6 +36,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 
+from protocol.lines import show
+
 __all__ = [
     "CALL",
     "CARD_IDS",
@@ -157,10 +159,6 @@ _CARD = rb"([2-9TJQKA][SHDC])"
 _SHOW_RE = re.compile(rb"[ \t]*" + rb"[ \t]+".join([_CARD] * 5) + rb"[ \t]*\r?")
 
 
-def _show(raw: bytes, limit: int = 60) -> str:
-    text = repr(raw[:limit])
-    return text + f"… ({len(raw)} bytes)" if len(raw) > limit else text
-
 
 def _as_bytes(line: bytes | str) -> bytes:
     if isinstance(line, bytes):
@@ -189,20 +187,20 @@ def decode_action(line: bytes | str) -> int:
         if not line.strip(b" \t\r"):
             raise ValueError("empty reply: expected fold, check, call or raise X")
         if not line.isascii():
-            raise ValueError(f"reply is not ASCII: {_show(line)}")
+            raise ValueError(f"reply is not ASCII: {show(line)}")
         words = line.split(None, 1)
         word = words[0] if words else b""
         if word.lower() in (b"fold", b"check", b"call", b"raise") and word.lower() != word:
-            raise ValueError(f"actions are lower case: {_show(line)}")
+            raise ValueError(f"actions are lower case: {show(line)}")
         if word == b"raise":
-            raise ValueError(f"raise needs one amount X (chips on top of the call): {_show(line)}")
-        raise ValueError(f"not an action (fold, check, call or raise X): {_show(line)}")
+            raise ValueError(f"raise needs one amount X (chips on top of the call): {show(line)}")
+        raise ValueError(f"not an action (fold, check, call or raise X): {show(line)}")
     digits = match.group(2)
     if digits is None:
         return _FIXED[match.group(1)]
     digits = digits.lstrip(b"0") or b"0"
     if len(digits) > MAX_RAISE_DIGITS:
-        raise ValueError(f"raise amount has more than {MAX_RAISE_DIGITS} digits: {_show(line)}")
+        raise ValueError(f"raise amount has more than {MAX_RAISE_DIGITS} digits: {show(line)}")
     return int(digits)
 
 
@@ -230,7 +228,7 @@ def decode_show(line: bytes | str) -> tuple[int, ...]:
     if match is None:
         if not line.strip(b" \t\r"):
             raise ValueError("empty reply: expected five cards like 'AS KD 7H 7C 2S'")
-        raise ValueError(f"not five cards (rank 23456789TJQKA, suit SHDC): {_show(line)}")
+        raise ValueError(f"not five cards (rank 23456789TJQKA, suit SHDC): {show(line)}")
     return tuple(CARD_IDS[g.decode()] for g in match.groups())
 
 

@@ -38,6 +38,8 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
+from protocol.lines import show
+
 __all__ = [
     "CHALLENGE",
     "DICE_PER_SEAT",
@@ -223,12 +225,12 @@ def decode_action(line: bytes | str) -> Action:
         try:
             line = line.encode("ascii")
         except UnicodeEncodeError:
-            raise ValueError(f"reply is not ASCII: {_show(line)}") from None
+            raise ValueError(f"reply is not ASCII: {show(line)}") from None
     m = _REPLY.fullmatch(line)
     if m is None:
         if not line.strip(b" \t\r"):
             raise ValueError("empty reply: expected 'bid <quantity> <face>' or 'challenge'")
-        raise ValueError(f"expected 'bid <quantity> <face>' or 'challenge', got {_show(line)}")
+        raise ValueError(f"expected 'bid <quantity> <face>' or 'challenge', got {show(line)}")
     if m.group(1):
         return CHALLENGE
     return Bid(_number(m.group(2)), _number(m.group(3)))
@@ -240,10 +242,6 @@ def _number(digits: bytes) -> int:
         raise ValueError(f"a number of {len(digits)} digits is too long")
     return int(digits)
 
-
-def _show(raw: bytes | str, limit: int = 60) -> str:
-    text = repr(raw[:limit])
-    return text + f"… ({len(raw)} long)" if len(raw) > limit else text
 
 
 def show_number(value: int) -> str:

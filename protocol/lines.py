@@ -53,7 +53,11 @@ def decode_integer(line: bytes | str, expected: str, noun: str = "an integer") -
     return -value if negative else value
 
 
-def show(raw: bytes, limit: int = 60) -> str:
-    """A bounded, printable rendering of bot output for error messages."""
-    text = repr(raw[:limit])
-    return text + f"… ({len(raw)} bytes)" if len(raw) > limit else text
+def show(raw: bytes | str, limit: int = 60) -> str:
+    """A bounded, printable rendering of bot output for error messages: the text in
+    quotes, with bytes that are not printable UTF-8 (and control characters) escaped,
+    never a Python ``b'...'`` repr."""
+    text = raw.decode("utf-8", "backslashreplace") if isinstance(raw, bytes) else raw
+    cut = text[:limit]
+    shown = "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode() for c in cut)
+    return f"'{shown}'" + (f"… ({len(raw)} bytes)" if len(text) > limit else "")

@@ -34,6 +34,10 @@ from referee.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
 
 #: How many forfeits per player are kept with full details in the summary.
 FORFEIT_DETAILS_KEPT = 20
+#: A bot that fails to start, or dies before its first answer, this many times in a row
+#: sits out the rest of the match (``--give-up-after``): each try can cost a whole
+#: startup allowance, and a broken bot must not stretch a match to hours.
+GIVE_UP_AFTER = 3
 
 
 class MatchError(Exception):
@@ -56,6 +60,11 @@ class MatchConfig(msgspec.Struct, frozen=True):
     options: dict[str, Any] = {}
     #: Extra formats to write every game in: format name (from ``Game.exports``) -> path.
     exports: dict[str, str] = {}
+    #: A bot that cannot start at the beginning forfeits its games and the others play
+    #: on (default for more than two bots); otherwise the match cannot be played.
+    keep_going: bool = False
+    #: Failed starts in a row after which a bot is out for the rest of the match.
+    give_up_after: int = GIVE_UP_AFTER
 
 
 class PlayerStats(msgspec.Struct):
@@ -119,6 +128,12 @@ class Player:
     down: Forfeit | None = None
     cpu_spent: float = 0.0
     stderr_path: Path | None = None
+    #: Starts in a row that failed or died before a first answer.
+    failed_starts: int = 0
+    #: Out for the rest of the match: no more restarts.
+    given_up: bool = False
+    #: Why this bot can never start (its build failed), if so.
+    unstartable: str | None = None
 
     @property
     def cpu_left(self) -> float | None:
@@ -148,6 +163,9 @@ class MatchResult(msgspec.Struct):
     sandbox: str
     players: list[dict[str, Any]]
     options: dict[str, Any] = {}
+    #: Why the match ended before ``games_requested`` games (an interrupt, a bot that
+    #: could not start), when it did.
+    stopped: str | None = None
 
 
 def game_seed(match_seed: int, index: int) -> int:
@@ -183,13 +201,22 @@ def pinned_to_one_core(enabled: bool) -> Iterator[int | None]:
 class Match:
     """Plays ``config.games`` games of ``config.game`` between ``specs``."""
 
-    def __init__(self, game: Game, specs: Sequence[BotSpec], config: MatchConfig) -> None:
+    def __init__(
+        self,
+        game: Game,
+        specs: Sequence[BotSpec],
+        config: MatchConfig,
+        *,
+        process_class: type[BotProcess] = BotProcess,
+    ) -> None:
         if len(specs) not in game.seats:
             raise MatchError(
                 f"{game.name} is for {game.seats.start}–{game.seats.stop - 1} bots, got {len(specs)}"
             )
         self.game = game
         self.config = config
+        #: What runs each bot (``referee check`` passes a subclass that records more).
+        self.process_class = process_class
         self.players = [
             Player(
                 spec=spec,
@@ -205,12 +232,16 @@ class Match:
         for player in self.players:
             player.stderr_path = stderr_dir / f"{player.spec.name}.stderr"
         self.dead_bot = DeadBot.RESTART if config.recover else game.dead_bot
+        self.restart_in_game = game.restart_in_game and self.dead_bot is DeadBot.RESTART
         try:
             self.layer = sandbox.choose(config.sandbox)
         except ValueError as exc:
             raise MatchError(str(exc)) from None
         self.games_played = 0
         self.completed = False
+        #: Why the match ended early; set by whoever stopped it.
+        self.stopped: str | None = None
+        self._on_notice: Callable[[str], None] | None = None
         self.monitor = Monitor()
         self._nursery: trio.Nursery | None = None
         self._log: BinaryIO | None = None
@@ -223,8 +254,23 @@ class Match:
 
     # ------------------------------------------------------------------ driving
 
-    async def run(self, on_game: Callable[[GameOutcome], None] | None = None) -> MatchResult:
+    def mark_unstartable(self, name: str, reason: str) -> None:
+        """Bot ``name`` can never start (say, its build failed): with ``keep_going`` it
+        forfeits its games, otherwise the match cannot be played."""
+        for player in self.players:
+            if player.spec.name == name:
+                player.unstartable = reason
+
+    async def run(
+        self,
+        on_game: Callable[[GameOutcome], None] | None = None,
+        on_notice: Callable[[str], None] | None = None,
+    ) -> MatchResult:
+        """Play the match.  ``on_game`` sees each finished game; ``on_notice`` gets a line
+        for things a user should hear of at once (a bot given up on).  Cancelling the
+        call ends the match cleanly: bots closed, finished games tallied."""
         sandbox.become_subreaper()
+        self._on_notice = on_notice
         cannot_start: MatchError | None = None
         with pinned_to_one_core(self.config.pin), self._open_log():
             async with trio.open_nursery() as nursery:
@@ -246,6 +292,7 @@ class Match:
                         await self._close_all()
                     nursery.cancel_scope.cancel()
         if cannot_start is not None:
+            self.stopped = str(cannot_start)
             raise cannot_start
         return self.result()
 
@@ -254,12 +301,69 @@ class Match:
             try:
                 await self._start(player)
             except BotFault as fault:
-                return MatchError(f"bot {player.spec.name} cannot start: {fault.detail.removeprefix('cannot start: ')}")
+                why = f"bot {player.spec.name} cannot start: {fault.detail.removeprefix('cannot start: ')}"
+                if not self.config.keep_going:
+                    return MatchError(why)
+                self._failed_start(player, fault, 0)
+                self._notice(f"{why}; it forfeits its games, the others play on")
         return None
+
+    def _notice(self, line: str) -> None:
+        if self._on_notice is not None:
+            self._on_notice(line)
+
+    def _failed_start(self, player: Player, fault: BotFault, game: int) -> None:
+        """A start that failed: the player is down; give up on it after enough in a row."""
+        player.failed_starts += 1
+        player.down = Forfeit(fault.verdict, game, -1, fault.detail)
+        self._maybe_give_up(player, game)
+
+    def _maybe_give_up(self, player: Player, game: int) -> None:
+        limit = 1 if player.unstartable is not None else self.config.give_up_after
+        if player.given_up or player.failed_starts < limit:
+            return
+        player.given_up = True
+        cause = player.down or Forfeit(Verdict.STARTUP, game, -1, "cannot start")
+        tries = "" if player.unstartable is not None else f" after {player.failed_starts} failed starts in a row"
+        player.down = Forfeit(
+            cause.verdict, cause.game, -1, f"out for the rest of the match{tries}: {cause.detail}"
+        )
+        if tries:
+            self._notice(f"bot {player.spec.name} is out for the rest of the match{tries}: {cause.detail}")
+
+    def _may_restart(self, player: Player, death: Verdict | None) -> bool:
+        budget = player.cpu_left
+        # A spent CPU budget is for the whole match: restarting would not renew it.
+        return (
+            not player.given_up
+            and death is not Verdict.CPU
+            and (budget is None or budget > 0)
+        )
+
+    async def _revive(self, player: Player, game: int) -> bool:
+        """Close the player's dead process and start a new one if the rules allow;
+        whether it now has a live one."""
+        bot = player.bot
+        death = bot.death if bot is not None else (player.down.verdict if player.down else None)
+        if bot is not None:
+            if player.down is None:
+                player.down = Forfeit(death or Verdict.CRASH, game, -1, bot.death_detail)
+            await self._retire(player)
+        if not self._may_restart(player, death):
+            return False
+        try:
+            await self._start(player)
+        except BotFault as fault:
+            self._failed_start(player, fault, game)
+            return False
+        player.stats.restarts += 1
+        return True
 
     async def _start(self, player: Player) -> None:
         assert self._nursery is not None
-        bot = BotProcess(
+        if player.unstartable is not None:
+            raise BotFault(Verdict.STARTUP, player.unstartable)
+        bot = self.process_class(
             player.spec,
             player.limits,
             stderr_path=player.stderr_path,
@@ -282,6 +386,13 @@ class Match:
             return
         self.monitor.forget(bot)
         await bot.close()
+        if bot.decisions:
+            player.failed_starts = 0
+        elif bot.death is not None:
+            # Died before its first answer: one more failed start.
+            player.failed_starts += 1
+            player.down = Forfeit(bot.death, max(self.games_played, 0), -1, bot.death_detail)
+            self._maybe_give_up(player, self.games_played)
         stats = player.stats
         player.cpu_spent += bot.cpu_s
         stats.cpu_seconds = player.cpu_spent
@@ -301,21 +412,14 @@ class Match:
         """Between games: close dead processes; restart them if the policy allows."""
         for player in self.players:
             bot = player.bot
-            if bot is None or bot.alive:
+            if bot is not None and bot.alive:
                 continue
-            death = bot.death
-            if player.down is None:
-                player.down = Forfeit(death or Verdict.CRASH, self.games_played - 1, -1, bot.death_detail)
-            await self._retire(player)
-            budget = player.cpu_left
-            # A spent CPU budget is for the whole match: restarting would not renew it.
-            restartable = death is not Verdict.CPU and (budget is None or budget > 0)
-            if self.dead_bot is DeadBot.RESTART and restartable:
-                try:
-                    await self._start(player)
-                    player.stats.restarts += 1
-                except BotFault:
-                    pass
+            if self.dead_bot is DeadBot.RESTART:
+                await self._revive(player, self.games_played)
+            elif bot is not None:
+                if player.down is None:
+                    player.down = Forfeit(bot.death or Verdict.CRASH, self.games_played - 1, -1, bot.death_detail)
+                await self._retire(player)
 
     # ------------------------------------------------------------------ one game
 
@@ -361,9 +465,14 @@ class Match:
             player = seated[seat]
             bot = player.bot
             if bot is None or bot.death is not None:
-                self._penalize(state, seat, player, self._down_fault(player, index, decision), outcome)
-                decision += 1
-                continue
+                # Games whose every request carries the whole state (Liar's Dice) take
+                # the bot back at once; the turn it missed has already cost it.
+                if not (self.restart_in_game and await self._revive(player, index)):
+                    self._penalize(state, seat, player, self._down_fault(player, index, decision), outcome)
+                    decision += 1
+                    continue
+                bot = player.bot
+                assert bot is not None
             line = request(seat)
             try:
                 reply = await bot.request(line)
@@ -513,20 +622,26 @@ class Match:
         if bot is not None and bot.death is not None:
             player.down = Forfeit(bot.death, game, decision, bot.death_detail)
         if outcome.moves is not None:
-            outcome.moves.append([seat, forfeit.position, forfeit.reply, verdict.value, detail])
+            # Whole (they are bounded by the line limit): the log must replay the game.
+            outcome.moves.append(
+                [
+                    seat,
+                    line[:-1].decode("ascii", "replace"),
+                    None if reply is None else reply.decode("utf-8", "backslashreplace"),
+                    verdict.value,
+                    detail,
+                ]
+            )
         self._record(player, forfeit, outcome)
         state.penalize(seat, verdict)
 
     def _penalize(
         self, state: GameState, seat: int, player: Player, forfeit: Forfeit, outcome: GameOutcome
     ) -> None:
-        """A seat whose bot is down: the game's penalty in place of its decision.
-
-        The record keeps what stopped the bot; the game is always told a verdict that
-        ``kills``, since the process is gone even when it was stopped for hanging.
-        """
+        """A seat whose bot is down: the game's penalty in place of its decision, for
+        the verdict that stopped the bot (a bot stopped for hanging: ``timeout``)."""
         self._record(player, forfeit, outcome)
-        state.penalize(seat, forfeit.verdict if forfeit.verdict.kills else Verdict.CRASH)
+        state.penalize(seat, forfeit.verdict)
 
     def _down_fault(self, player: Player, game: int, decision: int = -1) -> Forfeit:
         bot = player.bot
@@ -579,6 +694,7 @@ class Match:
             sandbox=self.layer.value,
             players=[p.stats.report() for p in self.players],
             options=dict(self.config.options),
+            stopped=self.stopped,
         )
 
     @contextlib.contextmanager

@@ -33,6 +33,7 @@ from pathlib import Path
 import psutil
 import trio
 
+from protocol.lines import show
 from referee import sandbox
 from referee.botspec import BotSpec
 from referee.limits import Limits
@@ -40,6 +41,7 @@ from referee.sandbox import spawn
 from referee.verdict import BotFault, Verdict
 
 _READ_SIZE = 1 << 16
+_NEWLINE = b"\n"
 _now_ns = time.monotonic_ns  # CLOCK_MONOTONIC, as in the C fast path
 # The statistics array shared with referee/_fastpath.c.
 _ANSWERED, _LATENCY_SUM, _LATENCY_MAX, _FIRST_ANSWER, _START, _N_COUNTERS = range(6)
@@ -92,8 +94,33 @@ def describe_status(status: int, via_bwrap: bool = False) -> str:
             name = f"signal {sig}"
         return f"killed by {name}"
     if os.WIFEXITED(status):
-        return f"exited with code {os.WEXITSTATUS(status)}"
+        hint = _EXIT_HINTS.get(os.WEXITSTATUS(status), "")
+        return f"exited with code {os.WEXITSTATUS(status)}{hint}"
     return f"wait status {status}"
+
+
+#: What the shell's conventional exit codes usually mean.
+_EXIT_HINTS = {
+    126: " (a command it ran is not executable: check its permissions or its #! line)",
+    127: " (a command it ran was not found: check the command line and its #! line)",
+}
+
+#: Shown with a bot that gave no first answer: the usual reasons, in order of frequency.
+STARTUP_HINT = (
+    "usual causes: the answer is not flushed (flush stdout after each line), the input is "
+    "buffered (mawk needs -W interactive; Python -u or sys.stdin.readline), or the bot reads all "
+    "of stdin before answering"
+)
+#: How much of a dead bot's stderr its verdict quotes.
+STDERR_TAIL_LINES = 3
+STDERR_TAIL_CHARS = 300
+
+
+def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL_CHARS) -> str:
+    """The last non-blank lines of ``text``, joined with " | ", at most ``chars`` long."""
+    kept = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
+    joined = " | ".join(kept)
+    return joined if len(joined) <= chars else "…" + joined[-(chars - 1) :]
 
 
 class StderrCapture:
@@ -474,8 +501,8 @@ class BotProcess:
                         # answer): show both, the first first.
                         raise BotFault(
                             Verdict.PROTOCOL,
-                            f"printed more than one line: {line[:80]!r} and then {rest[:80]!r} "
-                            "(write debugging output to stderr)",
+                            f"printed more than one line: {show(line, 80)} and then "
+                            f"{show(rest.rstrip(_NEWLINE), 80)} (write debugging output to stderr)",
                             line + b"\n" + rest,
                         )
                     if len(line) > self.limits.max_line_bytes:
@@ -533,7 +560,10 @@ class BotProcess:
 
     def _timed_out(self, what: str) -> BotFault:
         if not self.decisions:
-            detail = f"{what}: no first answer within the startup allowance of {self.limits.startup_s:g} s"
+            detail = (
+                f"{what}: no first answer within the startup allowance of {self.limits.startup_s:g} s "
+                f"({STARTUP_HINT}){self._stderr_note()}"
+            )
             self.kill(Verdict.STARTUP, detail)
             return BotFault(Verdict.STARTUP, detail)
         detail = f"{what} (limit {self.limits.decision_s:g} s)"
@@ -568,7 +598,7 @@ class BotProcess:
                     detail += f" by the kernel: over its memory cap of {self.limits.memory_bytes >> 20} MiB (cgroup)"
                 if not self.decisions:
                     detail += " before its first answer"
-                self.kill(verdict, detail)
+                self.kill(verdict, detail + self._stderr_note())
         return BotFault(self.death or Verdict.CRASH, self.death_detail)
 
     # ------------------------------------------------------------------ accounting
@@ -818,6 +848,22 @@ class BotProcess:
                 if not data:
                     return
                 self._stderr.feed(data)
+
+    def _stderr_note(self) -> str:
+        """``; stderr: <its last lines>`` for a verdict's detail, or "" if it wrote none.
+
+        Reads what is still in the pipe first (bounded): the drain task may not have run
+        since the bot wrote its dying words."""
+        for _ in range(16):
+            try:
+                data = os.read(self._efd, _READ_SIZE)
+            except OSError:  # BlockingIOError: nothing more now; others: the pipe is gone
+                break
+            if not data:
+                break
+            self._stderr.feed(data)
+        tail = stderr_tail(bytes(self._stderr.tail or self._stderr.head).decode("utf-8", "replace"))
+        return f"; stderr: {tail}" if tail else ""
 
     def stderr_text(self) -> str:
         return self._stderr.render().decode("utf-8", "replace")

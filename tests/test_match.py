@@ -170,12 +170,14 @@ def test_wrong_number_of_bots(tmp_path, built_samples):
         Match(games.get("yahtzee")(), [competent] * 3, MatchConfig(game="yahtzee"))
 
 
-def test_a_bot_stopped_for_hanging_leaves_a_liars_dice_game(built_samples, script_bot, tmp_path):
-    """Seed 001: a timeout costs a die; a bot that is gone is out of the game.
+def test_a_bot_stopped_for_hanging_loses_one_die_per_turn_in_liars_dice(built_samples, script_bot, tmp_path):
+    """Seed 001: "Bots will lose a round (and therefore a die) automatically in three
+    circumstances: Timeouts, Exceptions, and Invalid Decisions."
 
     The bot answers once, then hangs: its first timeout costs a die, its second (still
-    owing the first reply) stops it, and from then on the game must treat it as gone —
-    out of the game at once, not losing its remaining dice one turn at a time.
+    owing the first reply) stops it and costs a die; it is restarted at its next turn
+    (every request carries the whole state), and so on: five dice, five ``timeout``
+    penalties of one die each, never all its dice at once nor a ``crash``.
     """
     hang = script_bot(
         "import sys, time\n"
@@ -186,10 +188,24 @@ def test_a_bot_stopped_for_hanging_leaves_a_liars_dice_game(built_samples, scrip
     )
     prob = f"python3 {built_samples}/liars_dice/probabilistic.py"
     specs = unique_names(resolve(b) for b in [hang, prob, prob])
+    log = tmp_path / "games.jsonl"
     cfg = MatchConfig(
-        game="liars-dice", games=1, seed=4, pin=False, sandbox="rlimits", stderr_dir=str(tmp_path)
+        game="liars-dice",
+        games=1,
+        seed=4,
+        pin=False,
+        sandbox="rlimits",
+        stderr_dir=str(tmp_path),
+        log_path=str(log),
+        limits=LimitsOverride(decision_s=0.2),
     )
     result = trio.run(Match(games.get("liars-dice")(), specs, cfg).run)
     hung = next(p for p in result.players if p["name"] == "hang")
-    assert hung["forfeits"] == {"timeout": 3}  # a die per timeout, then its last 3 dice at once
-    assert "not running since game 0" in hung["forfeit_details"][2]["detail"]
+    assert hung["forfeits"] == {"timeout": 5}, hung["forfeit_details"]
+    assert hung["restarts"] >= 2
+    record = json.loads(log.read_text())
+    seat = record["seats"].index("hang")
+    other = (seat + 1) % 3  # a seat whose bot is alive to be told every penalty
+    penalties = [m[1] for m in record["moves"] if m[0] == other and m[1].startswith("penalty")]
+    mine = [p for p in penalties if p.startswith(f"penalty {seat} ")]
+    assert [p.split()[2:4] for p in mine] == [["timeout", "1"]] * 5, mine

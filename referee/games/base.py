@@ -102,8 +102,8 @@ class GameState(abc.ABC):
         """Apply the game's penalty for ``verdict`` in place of ``seat``'s decision.
 
         Called only while ``seat`` is in ``to_act()``: for a faulty reply, or because the
-        seat's bot is no longer running — then ``verdict.kills`` is true (the verdict
-        that ended it, or ``CRASH`` for a bot stopped because it hung).
+        seat's bot is no longer running — then ``verdict`` is the one that stopped it
+        (``timeout`` for a bot stopped because it hung).
         A penalty that takes the seat out of the game must also take it out of
         ``to_act()`` for the rest of the game.  In a simultaneous step the referee
         judges every seat of the step (``apply`` or ``penalize``) in seat order, so a
@@ -154,6 +154,10 @@ class Game(abc.ABC):
     #: The seed's limits.
     limits: ClassVar[Limits]
     dead_bot: ClassVar[DeadBot] = DeadBot.FORFEIT_MATCH
+    #: With ``dead_bot`` RESTART: a bot whose process died is restarted at its next turn
+    #: within the same game (each request carries the whole state), rather than for the
+    #: next game.  Bounded like every restart by the match's ``give_up_after``.
+    restart_in_game: ClassVar[bool] = False
     #: Options this game takes, by name; their values are in ``self.options``.
     option_specs: ClassVar[dict[str, Option]] = {}
     #: Other formats games can be written in (``referee match --export FORMAT=PATH``):

@@ -14,9 +14,10 @@ that are out), each seat either bids higher than the last bid or challenges it::
 * A challenge ends the round: "If the bid is valid, the challenger loses a die.
   Otherwise, the bidder loses a die."  The loser starts the next round; "When a bot loses
   its last die, it leaves play and the next round starts with the next bot in line."
-* A seat whose bot fails (timeout, illegal or unparseable reply) loses the round, that
-  is a die, and starts the next round; a bot whose process died (crash, CPU, memory,
-  startup) loses all its dice: it is out of this game (the match restarts it for the next).
+* A seat whose bot fails (timeout, crash, illegal or unparseable reply) loses the round,
+  that is a die, and starts the next round.  A bot whose process died is restarted at its
+  next turn (every request carries the whole state); while it cannot be, each of its
+  turns costs a die.
 * "The last bot with dice wins the game and gains a point."
 
 Seats are ranked by how long they lasted: the winner 1st, the last seat eliminated 2nd,
@@ -267,15 +268,16 @@ class LiarsDiceState(GameState):
         self._end_round(loser, 1, head, ("challenge", challenger, bidder, count, loser))
 
     def penalize(self, seat: int, verdict: Verdict) -> None:
-        """The seat loses the round (a die), or all its dice if its bot's process is gone.
+        """The seat loses the round: one die, whatever the verdict.
 
         Seed: "Bots will lose a round (and therefore a die) automatically in three
-        circumstances: Timeouts, Exceptions, and Invalid Decisions."  A dead process cannot
-        play on, so it leaves this game at once instead of losing a die per turn.
+        circumstances: Timeouts, Exceptions, and Invalid Decisions."  A crash is an
+        exception; the match restarts a dead bot for its next turn, and while it cannot,
+        each turn it misses costs one die.
         """
         if self._over or not self._counts[seat]:
             return
-        lost = self._counts[seat] if verdict.kills else 1
+        lost = 1
         head = b"penalty %d %s %d" % (seat, verdict.value.encode(), lost)
         self._end_round(seat, lost, head, ("penalty", seat, verdict.value, lost))
 
@@ -379,6 +381,7 @@ class LiarsDice(Game):
     #: since the seed bounds time per decision only and matches vary in length.
     limits = Limits(startup_s=10.0, decision_s=0.05, cpu_s=None, memory_bytes=1 * GiB)
     dead_bot = DeadBot.RESTART
+    restart_in_game = True
 
     def new_state(self, seats: int, rng: random.Random) -> LiarsDiceState:
         if seats not in self.seats:

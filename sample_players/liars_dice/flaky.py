@@ -6,8 +6,8 @@ probability 0.3), but:
 
 * ``--slow-every N``: every N-th request it sleeps 65 ms before answering, over the
   seed's 50 ms limit (a timeout: it loses a die and plays on);
-* ``--crash-at N``: its process exits at its N-th request (a crash: it is out of that
-  game and the referee restarts it for the next one, where it counts from 1 again).
+* ``--crash-at N``: its process exits at its N-th request (a crash: it loses a die, and
+  the referee restarts it at its next turn, where it counts from 1 again).
 
 Usage: flaky.py [--slow-every N] [--crash-at N] [SEED]   (default seed 0)
 """
