@@ -1,31 +1,48 @@
-"""The ``referee`` command: ``referee match``, ``referee games``, ``referee bench``."""
+"""The ``referee`` command: ``referee match``, ``referee games``, ``referee bench``.
+
+Exit statuses (also in ``referee match --help`` and the README): 0 the match completed
+(whatever the verdicts), 2 a usage error (one line on stderr), 3 a bot cannot start so
+the match could not be played, 128 + N when signal N stopped it (130 for Ctrl-C, 143
+for SIGTERM, 129 for SIGHUP) — then the summary of the games played is still written.
+"""
 
 from __future__ import annotations
 
 import argparse
 import math
-import os
-import re
 import secrets
+import shutil
 import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
-import msgspec
 import trio
 
-from referee import __version__, games, sandbox
+from referee import __version__, games, interrupts, output, sandbox
 from referee.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.limits import LimitsOverride, MiB
-from referee.match import GameOutcome, Match, MatchConfig, MatchError, MatchResult
+from referee.match import GIVE_UP_AFTER, GameOutcome, Match, MatchConfig, MatchError, MatchResult
+from referee.process import stderr_tail
+from referee.progress import MatchProgress
 
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_CANNOT_START = 3
-EXIT_INTERRUPTED = 130
 BUILD_TIMEOUT_S = 600
+#: Seconds between two rewrites of the ``--json`` summary during a match.
+CHECKPOINT_EVERY_S = 10.0
+
+EXIT_CODES_HELP = """exit status:
+  0    the match completed (whatever the verdicts)
+  2    usage error (bad option, bot path or output path), one line on stderr
+  3    a bot cannot start, so the match could not be played (with more than two
+       bots, or --keep-going, it forfeits its games instead and the others play on)
+  130  interrupted (Ctrl-C); 143 for SIGTERM, 129 for SIGHUP: the bots are closed and
+       the summary of the games played so far is written, marked as stopped
+
+writing a bot: docs/writing-a-bot.md; each game's lines: docs/protocols/;
+check a bot before a match: referee check BOT --game GAME"""
 
 
 def _seconds_or_none(text: str) -> float:
@@ -64,6 +81,8 @@ def build_parser() -> argparse.ArgumentParser:
         "match",
         help="play a match between bots",
         description="Play GAMES games between the bots and print the results. `referee games` lists the games.",
+        epilog=EXIT_CODES_HELP,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     match.add_argument(
         "bots", nargs="+", metavar="BOT", help="executable, quoted command, or directory with bot.toml"
@@ -71,7 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument(
         "--game", default="yahtzee", choices=list(games.available()), help="which game (default yahtzee)"
     )
-    match.add_argument("--games", type=int, default=1000, help="number of games (default 1000)")
+    match.add_argument(
+        "--games", type=int, help="number of games (default: the game's, see `referee games`)"
+    )
     match.add_argument("--seed", type=int, help="match seed (default: random, printed)")
     match.add_argument("--json", metavar="PATH", help="write a JSON summary here")
     match.add_argument("--log", metavar="PATH", help="write one JSON line per game, enough to replay it")
@@ -89,6 +110,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     match.add_argument("--stderr-dir", metavar="DIR", help="where each bot's captured stderr goes")
     match.add_argument("--recover", action="store_true", help="restart a crashed bot for the next game")
+    match.add_argument(
+        "--keep-going",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="a bot that cannot start forfeits its games and the others play on "
+        "(default: on for more than two bots; off: the match is not played, exit 3)",
+    )
+    match.add_argument(
+        "--give-up-after",
+        type=int,
+        default=GIVE_UP_AFTER,
+        metavar="N",
+        help="a bot that fails to start, or dies before its first answer, N times in a row "
+        f"sits out the rest of the match (default {GIVE_UP_AFTER})",
+    )
     match.add_argument(
         "--build",
         action="store_true",
@@ -143,9 +179,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("games", help="list the games")
 
-    bench = sub.add_parser("bench", help="measure the I/O path against the raw C figure")
-    bench.add_argument("--round-trips", type=int, default=200_000)
-    bench.add_argument("--games", type=int, default=1000)
+    bench = sub.add_parser(
+        "bench",
+        help="measure the I/O path against the raw C figure",
+        description="Three figures on one pinned core: raw C round trips, the referee's round trip "
+        "with the same C echo bot, and a Yahtzee match between two instant C bots (needs cc).",
+    )
+    bench.add_argument(
+        "--round-trips",
+        type=int,
+        default=200_000,
+        metavar="N",
+        help="round trips for the raw and referee figures (default 200000)",
+    )
+    bench.add_argument(
+        "--games", type=int, default=1000, metavar="N", help="games of the Yahtzee match (default 1000)"
+    )
+    parser.commands = {"match": match, "bench": bench}  # type: ignore[attr-defined]
     return parser
 
 
@@ -161,81 +211,23 @@ def _limits_from(args: argparse.Namespace) -> LimitsOverride | None:
     return LimitsOverride(**fields) if fields else None
 
 
-def _build(specs: Sequence[BotSpec]) -> None:
-    for spec in specs:
-        if not spec.build:
-            continue
-        try:
-            done = subprocess.run(
-                spec.build,
-                shell=True,
-                cwd=spec.home,
-                capture_output=True,
-                timeout=BUILD_TIMEOUT_S,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise MatchError(f"bot {spec.name}: build took over {BUILD_TIMEOUT_S} s") from None
-        if done.returncode != 0:
-            tail = done.stderr.decode("utf-8", "replace").strip().splitlines()[-1:] or [""]
-            raise MatchError(f"bot {spec.name}: build failed ({done.returncode}): {tail[0]}")
-
-
-def _print_table(result: MatchResult, elapsed: float, stderr_dir: Path) -> None:
-    from rich.console import Console
-    from rich.table import Table
-
-    console = Console() if sys.stdout.isatty() else Console(width=150)
-    title = f"{result.game}: {result.games_played} games, seed {result.seed}, {elapsed:.1f} s, sandbox {result.sandbox}"
-    table = Table(title=title)
-    headers = (
-        "bot",
-        "W",
-        "L",
-        "D",
-        "mean score",
-        "forfeits",
-        "CPU s",
-        "peak MiB",
-        "decisions",
-        "µs/decision",
-        "max ms",
-    )
-    tally_keys = sorted({key for p in result.players for key in p.get("tallies", {})})
-    headers += tuple(key.replace("_", " ") for key in tally_keys)
-    for header in headers:
-        table.add_column(header, justify="left" if header in ("bot", "forfeits") else "right", no_wrap=True)
-    for p in result.players:
-        forfeits = ", ".join(f"{k} {v}" for k, v in p["forfeits"].items()) or "-"
-        table.add_row(
-            p["name"],
-            str(p["wins"]),
-            str(p["losses"]),
-            str(p["draws"]),
-            f"{p['mean_score']:.2f}",
-            forfeits,
-            f"{p['cpu_seconds']:.2f}",
-            f"{p['peak_rss_bytes'] / MiB:.1f}",
-            str(p["decisions"]),
-            f"{p['mean_decision_us']:.1f}",
-            f"{p['max_decision_us'] / 1e3:.1f}",
-            *(f"{p.get('tallies', {}).get(key, 0):g}" for key in tally_keys),
+def _build(spec: BotSpec) -> str | None:
+    """Run the bot's build command; why it failed, in one line, or None."""
+    try:
+        done = subprocess.run(
+            spec.build,
+            shell=True,
+            cwd=spec.home,
+            capture_output=True,
+            timeout=BUILD_TIMEOUT_S,
+            check=False,
         )
-    console.print(table)
-    for p in result.players:
-        for f in p["forfeit_details"][:3]:
-            where = f"game {f['game']}" + (f", decision {f['decision']}" if f["decision"] >= 0 else "")
-            reply = f" (reply {f['reply']!r})" if f.get("reply") is not None else ""
-            console.print(
-                f"  {p['name']}: {f['verdict']} at {where}: {f['detail']}{reply}",
-                markup=False,
-                highlight=False,
-            )
-    isolation = sorted({re.sub(r"uid \d+", "uid of its own", p["sandbox"]) for p in result.players})
-    for line in isolation:
-        console.print(f"isolation: {line}", markup=False, highlight=False)
-    if stderr_dir.exists() and any(stderr_dir.iterdir()):
-        console.print(f"bots' stderr: {stderr_dir}", highlight=False)
+    except subprocess.TimeoutExpired:
+        return f"bot {spec.name} cannot start: its build took over {BUILD_TIMEOUT_S} s"
+    if done.returncode != 0:
+        tail = stderr_tail(done.stderr.decode("utf-8", "replace") or done.stdout.decode("utf-8", "replace"))
+        return f"bot {spec.name} cannot start: its build failed (exit {done.returncode}): {tail}"
+    return None
 
 
 def _say_sandbox(layer: sandbox.Layer) -> None:
@@ -249,36 +241,66 @@ def _say_sandbox(layer: sandbox.Layer) -> None:
         print(f"referee: {warning}", file=sys.stderr)
 
 
-def _unwritable(path: str) -> str | None:
-    """Why ``path`` cannot be written (checked before the match: a finished match must
-    never be lost to a typo in an output path), or None."""
-    target = Path(path)
-    parent = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        return f"{path} is a directory"
-    if not parent.is_dir():
-        return f"no such directory: {parent}"
-    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        return f"{path} is not writable"
+def _check_outputs(args: argparse.Namespace) -> str | None:
+    """The first output path that cannot be written, as a one-line error, or None."""
+    files = [("--json", args.json), ("--log", args.log), *(("--export", p) for _, p in args.export)]
+    for flag, path in files:
+        problem = output.unwritable(path) if path else None
+        if problem is not None:
+            return f"{flag} {path}: {problem}"
+    if args.stderr_dir:
+        problem = output.unusable_directory(args.stderr_dir)
+        if problem is not None:
+            return f"--stderr-dir {args.stderr_dir}: {problem}"
     return None
 
 
+def _stderr_note(match: Match, kept: bool) -> str | None:
+    """Where the bots' stderr is, or how to keep it next time."""
+    written = match.stderr_dir.exists() and any(match.stderr_dir.iterdir())
+    if kept:
+        return f"bots' stderr: {match.stderr_dir}" if written else None
+    shutil.rmtree(match.stderr_dir, ignore_errors=True)
+    if not written:
+        return None
+    return "bots' stderr was not kept (verdicts quote its last lines): pass --stderr-dir DIR to keep it"
+
+
 def cmd_match(args: argparse.Namespace) -> int:
+    try:
+        with interrupts.catching():
+            prepared = _prepare_match(args)
+    except interrupts.Interrupted as exc:
+        print(f"referee: {exc} before the first game", file=sys.stderr)
+        return interrupts.exit_status(exc.signum)
+    if isinstance(prepared, int):
+        return prepared
+    match, config = prepared
+    return _play(match, config, args)
+
+
+def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
+    """Everything before the first game: bots, paths, builds.  An exit status on error."""
     try:
         specs = unique_names(resolve(arg) for arg in args.bots)
     except BotSpecError as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    game_class = games.get(args.game)
+    if args.games is None:
+        args.games = game_class.default_games
     if args.games < 1:
         print("referee: --games must be at least 1", file=sys.stderr)
         return EXIT_USAGE
-    outputs = [("--json", args.json), ("--log", args.log), *(("--export", p) for _, p in args.export)]
-    for flag, path in outputs:
-        problem = _unwritable(path) if path else None
-        if problem is not None:
-            print(f"referee: {flag} {path}: {problem}", file=sys.stderr)
-            return EXIT_USAGE
+    if args.give_up_after < 1:
+        print("referee: --give-up-after must be at least 1", file=sys.stderr)
+        return EXIT_USAGE
+    problem = _check_outputs(args)
+    if problem is not None:
+        print(f"referee: {problem}", file=sys.stderr)
+        return EXIT_USAGE
     seed = args.seed if args.seed is not None else secrets.randbits(32)
+    keep_going = args.keep_going if args.keep_going is not None else len(specs) > 2
     config = MatchConfig(
         game=args.game,
         games=args.games,
@@ -291,6 +313,8 @@ def cmd_match(args: argparse.Namespace) -> int:
         log_path=args.log,
         exports=dict(args.export),
         stderr_dir=args.stderr_dir,
+        keep_going=keep_going,
+        give_up_after=args.give_up_after,
         options={
             k.removeprefix("option_"): v
             for k, v in vars(args).items()
@@ -298,62 +322,109 @@ def cmd_match(args: argparse.Namespace) -> int:
         },
     )
     try:
-        game = games.get(args.game)(**config.options)
+        game = game_class(**config.options)
         match = Match(game, specs, config)
-        if args.build:
-            _build(specs)
-        else:
-            for spec in specs:
-                if spec.build:
-                    print(
-                        f"referee: not running bot {spec.name}'s build command ({spec.build!r}): a build runs "
-                        "outside the sandbox; pass --build to run it (only for bots you trust)",
-                        file=sys.stderr,
-                    )
     except (MatchError, TypeError, ValueError) as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return EXIT_USAGE
-
+    for spec in specs:
+        if spec.build and not args.build:
+            print(
+                f"referee: not running bot {spec.name}'s build command ({spec.build}): a build runs "
+                "outside the sandbox; pass --build to run it (only for bots you trust)",
+                file=sys.stderr,
+            )
+        elif spec.build:
+            failure = _build(spec)
+            if failure is None:
+                continue
+            if not keep_going:
+                print(f"referee: {failure}", file=sys.stderr)
+                return EXIT_CANNOT_START
+            print(f"referee: {failure}; it forfeits its games, the others play on", file=sys.stderr)
+            match.mark_unstartable(spec.name, failure)
+    if len(specs) < game.default_seats:
+        print(
+            f"referee: {game.name}: the seed seats {game.default_seats} bots a game; this match seats "
+            f"{len(specs)} (name the bots more than once, e.g. A B A B, for full tables)",
+            file=sys.stderr,
+        )
     _say_sandbox(match.layer)
+    return match, config
 
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
-    progress = Progress(
-        TextColumn(f"{game.name} seed {seed}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        disable=args.quiet or not sys.stderr.isatty(),
-        transient=True,
-    )
-    task = progress.add_task("games", total=config.games)
+def _play(match: Match, config: MatchConfig, args: argparse.Namespace) -> int:
+    """Play the match and write what it leaves, whatever ends it."""
+    title = f"{match.game.name} seed {config.seed}"
+    progress = MatchProgress(title, config.games, quiet=args.quiet)
+    last_checkpoint = time.monotonic()
 
     def on_game(outcome: GameOutcome) -> None:
-        progress.advance(task)
+        nonlocal last_checkpoint
+        progress.game(outcome)
+        now = time.monotonic()
+        if args.json and now - last_checkpoint >= CHECKPOINT_EVERY_S:
+            # Rewritten every few seconds: even kill -9 leaves the games played so far.
+            last_checkpoint = now
+            checkpoint = match.result()
+            checkpoint.stopped = "in progress (this summary is rewritten every few seconds)"
+            output.write_summary(args.json, checkpoint)
+
+    async def play() -> MatchResult:
+        cannot_start: MatchError | None = None
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(progress.plain_lines)
+            try:
+                result = await match.run(on_game, progress.notice)
+            except MatchError as exc:  # raised below as itself, not in an exception group
+                cannot_start = exc
+            finally:
+                nursery.cancel_scope.cancel()
+        if cannot_start is not None:
+            raise cannot_start
+        return result
 
     started = time.perf_counter()
     code = EXIT_OK
-    try:
-        with progress:
-            result = trio.run(match.run, on_game)
-    except MatchError as exc:
-        print(f"referee: {exc}", file=sys.stderr)
-        return EXIT_CANNOT_START
-    except KeyboardInterrupt:
+    # From here on a signal never cuts the summary short: the match is cancelled
+    # cleanly, and signals during the writing below are only remembered.
+    with interrupts.catching(raise_=False):
+        try:
+            with progress:
+                _, signum = trio.run(interrupts.run_until_signalled, play)
+        except MatchError as exc:
+            print(f"referee: {exc}", file=sys.stderr)
+            code = EXIT_CANNOT_START
+        else:
+            if signum is not None:
+                match.stopped = interrupts.describe(signum)
+                code = interrupts.exit_status(signum)
+                print(f"referee: {match.stopped} after {match.games_played} games", file=sys.stderr)
         result = match.result()
-        code = EXIT_INTERRUPTED
-        print(f"referee: interrupted after {result.games_played} games", file=sys.stderr)
-    elapsed = time.perf_counter() - started
-    if args.json:
-        Path(args.json).write_bytes(msgspec.json.format(msgspec.json.encode(result)) + b"\n")
-    _print_table(result, elapsed, match.stderr_dir)
+        elapsed = time.perf_counter() - started
+        if args.json:
+            output.write_summary(args.json, result)
+        output.print_table(result, elapsed, _stderr_note(match, kept=args.stderr_dir is not None))
     return code
 
 
+def _seconds(value: float | None) -> str:
+    return "none" if value is None or math.isinf(value) else f"{value:g} s"
+
+
 def cmd_games(_: argparse.Namespace) -> int:
+    """Each game: seats, the default number of games, and its limits."""
     for name, cls in games.available().items():
-        seats = f"{cls.seats.start}" if len(cls.seats) == 1 else f"{cls.seats.start}-{cls.seats.stop - 1}"
-        print(f"{name:12} {seats:>5} seats  {cls.title}")
+        low, high = cls.seats.start, cls.seats.stop - 1
+        seats = f"{low}" if low == high else f"{low}-{high}"
+        limits = cls.limits
+        memory = "none" if limits.memory_bytes is None else f"{limits.memory_bytes // MiB} MiB"
+        print(f"{name:12} {seats:>5} seats (seed: {cls.default_seats})  {cls.title}")
+        print(
+            f"{'':12} default --games {cls.default_games}; limits: first answer {_seconds(limits.startup_s)}, "
+            f"each answer {_seconds(limits.decision_s)}, CPU {_seconds(limits.cpu_s)} per match, "
+            f"memory {memory}"
+        )
     return EXIT_OK
 
 
@@ -364,7 +435,14 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and argv[0] in parser.commands:  # type: ignore[attr-defined]
+        # Options may come between the bots: `referee match a --games 5 b`.
+        args = parser.commands[argv[0]].parse_intermixed_args(argv[1:])  # type: ignore[attr-defined]
+        args.command = argv[0]
+    else:
+        args = parser.parse_args(argv)
     handler = {"match": cmd_match, "games": cmd_games, "bench": cmd_bench}[args.command]
     return handler(args)
 

@@ -29,7 +29,7 @@ from referee.botspec import BotSpec
 from referee.games import DeadBot, Game, GameState
 from referee.limits import Limits, LimitsOverride
 from referee.monitor import Monitor
-from referee.process import BotProcess
+from referee.process import BotProcess, sweep_stale_directories
 from referee.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
 
 #: How many forfeits per player are kept with full details in the summary.
@@ -210,9 +210,9 @@ class Match:
         process_class: type[BotProcess] = BotProcess,
     ) -> None:
         if len(specs) not in game.seats:
-            raise MatchError(
-                f"{game.name} is for {game.seats.start}–{game.seats.stop - 1} bots, got {len(specs)}"
-            )
+            low, high = game.seats.start, game.seats.stop - 1
+            wanted = f"exactly {low}" if low == high else f"{low} to {high}"
+            raise MatchError(f"{game.name} is played by {wanted} bots, got {len(specs)}")
         self.game = game
         self.config = config
         #: What runs each bot (``referee check`` passes a subclass that records more).
@@ -226,7 +226,7 @@ class Match:
             for spec in specs
         ]
         # Created only when a bot writes to stderr: long runs must not litter the disk.
-        default_dir = Path(tempfile.gettempdir()) / f"referee-stderr-{secrets.token_hex(4)}"
+        default_dir = Path(tempfile.gettempdir()) / f"referee-stderr-{os.getpid()}-{secrets.token_hex(4)}"
         stderr_dir = Path(config.stderr_dir) if config.stderr_dir else default_dir
         self.stderr_dir = stderr_dir
         for player in self.players:
@@ -270,6 +270,7 @@ class Match:
         for things a user should hear of at once (a bot given up on).  Cancelling the
         call ends the match cleanly: bots closed, finished games tallied."""
         sandbox.become_subreaper()
+        sweep_stale_directories()
         self._on_notice = on_notice
         cannot_start: MatchError | None = None
         with pinned_to_one_core(self.config.pin), self._open_log():

@@ -24,6 +24,7 @@ import array
 import contextlib
 import json
 import os
+import re
 import shutil
 import signal
 import tempfile
@@ -221,7 +222,8 @@ class BotProcess:
     async def start(self, nursery: trio.Nursery) -> None:
         """Spawn the bot.  Raises ``BotFault(STARTUP)`` if it cannot be started."""
         spec, limits = self.spec, self.limits
-        self._workdir = tempfile.mkdtemp(prefix=f"referee-{spec.name}-")
+        # The referee's pid in the name: a later run removes it if this one is killed.
+        self._workdir = tempfile.mkdtemp(prefix=f"referee-{os.getpid()}-{spec.name}-")
         os.chmod(self._workdir, 0o700)
         env, self._token = sandbox.bot_environment(self._workdir, spec.home)
         try:
@@ -893,6 +895,28 @@ class BotProcess:
 
     def __repr__(self) -> str:
         return f"<BotProcess {self.spec.name} pid={self.pid} death={self.death}>"
+
+
+_OWNED_BY_A_REFEREE = re.compile(r"referee-(?:stderr-)?(\d+)-")
+
+
+def sweep_stale_directories(tmp: str | None = None) -> int:
+    """Remove the temporary directories of referees that are no longer running (killed
+    with SIGKILL, or by a power cut): bots' working directories and default stderr
+    directories carry their referee's pid in their names.  Returns how many went."""
+    tmp = tmp or tempfile.gettempdir()
+    removed = 0
+    try:
+        names = os.listdir(tmp)
+    except OSError:
+        return 0
+    for name in names:
+        owner = _OWNED_BY_A_REFEREE.match(name)
+        if owner is None or psutil.pid_exists(int(owner.group(1))):
+            continue
+        shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
+        removed += not os.path.exists(os.path.join(tmp, name))
+    return removed
 
 
 def _deleted_open_bytes(procs: list[psutil.Process], max_entries: int, enough: int) -> int:

@@ -166,7 +166,7 @@ def test_a_bot_that_cannot_start_stops_the_match(tmp_path):
 
 def test_wrong_number_of_bots(tmp_path, built_samples):
     competent = resolve(str(built_samples / "yahtzee/bin/competent"))
-    with pytest.raises(MatchError, match="2–2 bots"):
+    with pytest.raises(MatchError, match="exactly 2 bots"):
         Match(games.get("yahtzee")(), [competent] * 3, MatchConfig(game="yahtzee"))
 
 

@@ -153,6 +153,8 @@ class Game(abc.ABC):
     default_seats: ClassVar[int] = 2
     #: The seed's limits.
     limits: ClassVar[Limits]
+    #: Games in a match when ``--games`` is not given.
+    default_games: ClassVar[int] = 1000
     dead_bot: ClassVar[DeadBot] = DeadBot.FORFEIT_MATCH
     #: With ``dead_bot`` RESTART: a bot whose process died is restarted at its next turn
     #: within the same game (each request carries the whole state), rather than for the
@@ -181,3 +183,54 @@ class Game(abc.ABC):
     @abc.abstractmethod
     def new_state(self, seats: int, rng: random.Random) -> GameState:
         """A fresh game for ``seats`` players, drawing all randomness from ``rng``."""
+
+    # ------------------------------------------------------------------ referee check
+    #
+    # ``referee check BOT --game NAME`` (referee/check.py) plays a few games between a
+    # student's bot and the game's reference player and judges every line of them.  A
+    # game tells it three things; the defaults make the check play random games only.
+
+    #: The reference player the check pits a bot against: a Python sample player, as its
+    #: path under ``sample_players/`` with any arguments (``"yahtzee/random_player.py"``),
+    #: run with the referee's own interpreter.  It must never fault: any legal play does.
+    check_opponent: ClassVar[str | None] = None
+
+    def line_kinds(self) -> tuple[str, ...]:
+        """Every kind of line a bot of this game must handle (requests and information
+        lines), named for the check's coverage item; empty when the game declares none.
+
+        Kinds are what a bot could get wrong separately: Yahtzee's third roll (no
+        rerolls left) and the joker; each decision point and information line of poker.
+        """
+        return ()
+
+    def kinds_of_line(self, line: bytes) -> tuple[str, ...]:
+        """The kinds (among :meth:`line_kinds`) of one line the referee sent a bot, with
+        or without its newline.  A line may be of several kinds (a joker is also a roll)."""
+        return ()
+
+    def check_positions(self) -> list[CheckPosition]:
+        """Positions the check poses besides its random games: states set up where random
+        play rarely goes (a second Yahtzee, a side pot), so every kind of line is posed.
+
+        Each is built with the game's own state class, deterministically, and is played
+        by the check like any game of a match, from there to its end: the bot in its
+        ``seat``, the reference player in the others.  Moves may already have been
+        applied for either seat (the state's history shows them), which is why a
+        position can reach an information line the bot's own play would not.
+        """
+        return []
+
+
+@dataclass(frozen=True)
+class CheckPosition:
+    """One position ``referee check`` poses (see :meth:`Game.check_positions`)."""
+
+    #: What it poses, as the checklist names it (e.g. ``"joker: upper box open"``).
+    name: str
+    #: The game from here on: a fresh state, played to its end.
+    state: GameState
+    #: How many seats the state has; the check plays it with that many players.
+    seats: int = 2
+    #: The seat of the bot under check.
+    seat: int = 0

@@ -1,0 +1,97 @@
+"""What a running match shows while it runs.
+
+On a terminal: a progress bar (games done, time left) with the latest forfeit beside
+it, so a failing bot is visible at once.  Elsewhere (piped into a file, under CI, in a
+grader): a plain line on stderr every :data:`PLAIN_EVERY_S` seconds — games done, rate,
+the latest forfeit — instead of nothing.  Notices (a bot that is given up on) are
+printed as they happen in both cases.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import TextIO
+
+import trio
+
+from referee.match import GameOutcome
+
+#: Seconds between two plain progress lines when stderr is not a terminal.
+PLAIN_EVERY_S = 5.0
+
+
+def describe_forfeit(name: str, forfeit_verdict: str, game: int, detail: str, limit: int = 90) -> str:
+    text = f"{name} {forfeit_verdict} in game {game}: {detail}"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class MatchProgress:
+    """Use as a context manager around the match; call :meth:`game` and :meth:`notice`."""
+
+    def __init__(self, title: str, total: int, *, quiet: bool = False, stream: TextIO | None = None) -> None:
+        self.title = title
+        self.total = total
+        self.quiet = quiet
+        self.stream = stream or sys.stderr
+        self.done = 0
+        self.last_forfeit = ""
+        self._started = time.monotonic()
+        self._bar = None
+        self._task = None
+        if not quiet and self.stream.isatty():
+            from rich.console import Console
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+            self._bar = Progress(
+                TextColumn(title),
+                BarColumn(),
+                MofNCompleteColumn(),
+                TimeRemainingColumn(),
+                TextColumn("{task.fields[note]}", markup=False),
+                console=Console(file=self.stream),
+                transient=True,
+            )
+            self._task = self._bar.add_task("games", total=total, note="")
+
+    def __enter__(self) -> MatchProgress:
+        if self._bar is not None:
+            self._bar.__enter__()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self._bar is not None:
+            self._bar.__exit__(None, None, None)
+
+    def game(self, outcome: GameOutcome) -> None:
+        self.done += 1
+        if outcome.forfeits:
+            name, forfeit = outcome.forfeits[-1]
+            self.last_forfeit = describe_forfeit(name, forfeit.verdict.value, outcome.index, forfeit.detail)
+        if self._bar is not None:
+            note = f"last forfeit: {self.last_forfeit}" if self.last_forfeit else ""
+            self._bar.update(self._task, advance=1, note=note)
+            return
+
+    async def plain_lines(self) -> None:
+        """Run beside the match: without a terminal, a line every few seconds — also
+        while one slow game holds everything up, which is when it matters most."""
+        if self._bar is not None or self.quiet:
+            return
+        while True:
+            await trio.sleep(PLAIN_EVERY_S)
+            self._plain_line(time.monotonic())
+
+    def _plain_line(self, now: float) -> None:
+        rate = self.done / max(now - self._started, 1e-9)
+        line = f"referee: {self.title}: {self.done}/{self.total} games, {rate:.1f} games/s"
+        if self.last_forfeit:
+            line += f", last forfeit: {self.last_forfeit}"
+        print(line, file=self.stream, flush=True)
+
+    def notice(self, line: str) -> None:
+        """A line the user should see now, above the bar if there is one."""
+        if self._bar is not None:
+            self._bar.console.print(f"referee: {line}", markup=False, highlight=False)
+        else:
+            print(f"referee: {line}", file=self.stream, flush=True)
