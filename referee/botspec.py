@@ -95,6 +95,23 @@ def _stem(word: str) -> str:
     return safe_name(Path(word).stem or word)
 
 
+#: The usual command for a script that is not executable, by its suffix.
+_RUNNERS = {
+    ".py": "python3",
+    ".js": "node",
+    ".mjs": "node",
+    ".rb": "ruby",
+    ".pl": "perl",
+    ".sh": "sh",
+    ".bash": "bash",
+    ".lua": "lua",
+    ".php": "php",
+    ".r": "Rscript",
+    ".awk": "mawk -W interactive -f",  # mawk buffers its input otherwise
+    ".jar": "java -jar",
+}
+
+
 def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
     """Turn one command-line bot argument into a :class:`BotSpec`."""
     cwd = cwd or Path.cwd()
@@ -117,9 +134,9 @@ def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
         return BotSpec(name=name, argv=argv, home=str(home), build=manifest.build, limits=manifest.limits)
     if path.is_file():
         if not os.access(path, os.X_OK):
-            raise BotSpecError(
-                f'{arg}: not executable (chmod +x it, or name a command such as "python3 {arg}")'
-            )
+            runner = _RUNNERS.get(path.suffix.lower())
+            how = f'name the command that runs it: "{runner} {arg}"' if runner else "name the command that runs it"
+            raise BotSpecError(f"{arg}: not executable (chmod +x it and give it a #! line, or {how})")
         resolved = path.resolve()
         return BotSpec(name=_stem(arg), argv=[str(resolved)], home=str(resolved.parent))
     try:

@@ -375,7 +375,7 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace) -> int:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(progress.plain_lines)
             try:
-                result = await match.run(on_game, progress.notice)
+                result = await match.run(on_game, progress.notice, progress.forfeit)
             except MatchError as exc:  # raised below as itself, not in an exception group
                 cannot_start = exc
             finally:

@@ -242,6 +242,7 @@ class Match:
         #: Why the match ended early; set by whoever stopped it.
         self.stopped: str | None = None
         self._on_notice: Callable[[str], None] | None = None
+        self._on_forfeit: Callable[[str, Forfeit], None] | None = None
         self.monitor = Monitor()
         self._nursery: trio.Nursery | None = None
         self._log: BinaryIO | None = None
@@ -265,13 +266,16 @@ class Match:
         self,
         on_game: Callable[[GameOutcome], None] | None = None,
         on_notice: Callable[[str], None] | None = None,
+        on_forfeit: Callable[[str, Forfeit], None] | None = None,
     ) -> MatchResult:
         """Play the match.  ``on_game`` sees each finished game; ``on_notice`` gets a line
-        for things a user should hear of at once (a bot given up on).  Cancelling the
-        call ends the match cleanly: bots closed, finished games tallied."""
+        for things a user should hear of at once (a bot given up on); ``on_forfeit`` each
+        penalised decision as it happens (bot name, forfeit).  Cancelling the call ends
+        the match cleanly: bots closed, finished games tallied."""
         sandbox.become_subreaper()
         sweep_stale_directories()
         self._on_notice = on_notice
+        self._on_forfeit = on_forfeit
         cannot_start: MatchError | None = None
         with pinned_to_one_core(self.config.pin), self._open_log():
             async with trio.open_nursery() as nursery:
@@ -658,6 +662,8 @@ class Match:
             stats.forfeits[key] = stats.forfeits.get(key, 0) + 1
             if len(stats.forfeit_details) < FORFEIT_DETAILS_KEPT:
                 stats.forfeit_details.append(forfeit)
+            if self._on_forfeit is not None:
+                self._on_forfeit(player.spec.name, forfeit)
         outcome.forfeits.append((player.spec.name, forfeit))
 
     # ------------------------------------------------------------------ results

@@ -270,7 +270,7 @@ class BotProcess:
         except spawn.SpawnError as exc:
             for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
-            raise self._cannot_start(f"cannot start {spec.argv[0]!r}: {exc}", jail.uid) from None
+            raise self._cannot_start(f"cannot start: {spec.argv[0]}: {exc}", jail.uid) from None
         for fd in (in_r, out_w, err_w):
             os.close(fd)
         self._spawned = True

@@ -9,6 +9,7 @@ printed as they happen in both cases.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
 from typing import TextIO
@@ -16,9 +17,11 @@ from typing import TextIO
 import trio
 
 from referee.match import GameOutcome
+from referee.verdict import Forfeit
 
-#: Seconds between two plain progress lines when stderr is not a terminal.
-PLAIN_EVERY_S = 5.0
+#: Seconds between two plain progress lines when stderr is not a terminal
+#: (``REFEREE_PROGRESS_EVERY_S`` changes it, for tests and for quieter logs).
+PLAIN_EVERY_S = float(os.environ.get("REFEREE_PROGRESS_EVERY_S", "5"))
 
 
 def describe_forfeit(name: str, forfeit_verdict: str, game: int, detail: str, limit: int = 90) -> str:
@@ -65,13 +68,15 @@ class MatchProgress:
 
     def game(self, outcome: GameOutcome) -> None:
         self.done += 1
-        if outcome.forfeits:
-            name, forfeit = outcome.forfeits[-1]
-            self.last_forfeit = describe_forfeit(name, forfeit.verdict.value, outcome.index, forfeit.detail)
         if self._bar is not None:
-            note = f"last forfeit: {self.last_forfeit}" if self.last_forfeit else ""
-            self._bar.update(self._task, advance=1, note=note)
-            return
+            self._bar.update(self._task, advance=1)
+
+    def forfeit(self, name: str, forfeit: Forfeit) -> None:
+        """A penalised decision, as it happens: a failing bot shows at once, even while
+        its game is still running."""
+        self.last_forfeit = describe_forfeit(name, forfeit.verdict.value, forfeit.game, forfeit.detail)
+        if self._bar is not None:
+            self._bar.update(self._task, note=f"last forfeit: {self.last_forfeit}")
 
     async def plain_lines(self) -> None:
         """Run beside the match: without a terminal, a line every few seconds — also

@@ -1,0 +1,355 @@
+"""Issue 9, through the command line as a user runs it: a match never loses a result
+and always says why.
+
+Each numbered item of the issue is a test here: interrupts (1), output paths (2), a
+bot that never answers (3), the extra-line verdict (4), a crash's reason (5), a bot
+that cannot start (6), and the details of messages and help (7); then Liar's Dice
+penalties as seed 001 states them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from conftest import BOT_PYTHON, ROOT
+
+pytestmark = pytest.mark.usefixtures("built_samples")
+
+COMPETENT = str(ROOT / "sample_players/yahtzee/bin/competent")
+READER = str(ROOT / "sample_players/liars_dice/bin/reader")
+GREEDY = f"{BOT_PYTHON} {ROOT}/sample_players/yahtzee/greedy_player.py"
+
+
+def referee(*args: str, cwd=None, timeout: float = 120, env=None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "referee", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        cwd=cwd or ROOT,
+        stdin=subprocess.DEVNULL,
+        env=env,
+    )
+
+
+def bot(tmp_path: Path, name: str, source: str) -> str:
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    return f"{BOT_PYTHON} {path}"
+
+
+# A Liar's Dice bot that reads its requests and never answers (like a mawk bot without
+# -W interactive, whose answers wait behind its buffered input).
+SILENT = "import sys\nfor line in sys.stdin:\n    pass\n"
+
+
+# ------------------------------------------------------------------ 1. interrupts
+
+
+@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+def test_a_stop_signal_ends_the_match_with_its_summary(tmp_path, signum, status):
+    """The summary of the games played is written (valid JSON, marked stopped, as many
+    games as the log has), the table printed, the documented status returned, no
+    traceback, and no working directory of the referee's left in /tmp."""
+    summary, log = tmp_path / "s.json", tmp_path / "g.jsonl"
+    referee_run = subprocess.Popen(
+        [sys.executable, "-m", "referee", "match", COMPETENT, GREEDY, "--games", "100000",
+         "--json", str(summary), "--log", str(log), "--no-pin"],  # fmt: skip
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and (not log.exists() or log.stat().st_size < 5000):
+        time.sleep(0.05)
+    referee_run.send_signal(signum)
+    stdout, stderr = referee_run.communicate(timeout=60)
+    assert referee_run.returncode == status, stderr
+    assert "Traceback" not in stderr and "ExceptionGroup" not in stderr, stderr
+    data = json.loads(summary.read_text())
+    played = len(log.read_text().splitlines())
+    assert data["completed"] is False and data["games_played"] == played > 0
+    assert data["stopped"] == f"interrupted by {signal.Signals(signum).name}"
+    assert sum(p["games"] for p in data["players"]) == 2 * played
+    assert f"interrupted by {signal.Signals(signum).name} after {played} games" in stderr
+    assert "competent" in stdout  # the table
+    assert not list(Path("/tmp").glob(f"referee-{referee_run.pid}-*"))
+    assert not list(Path("/tmp").glob(f"referee-stderr-{referee_run.pid}-*"))
+
+
+def test_the_summary_is_rewritten_during_the_match(tmp_path):
+    """kill -9 cannot be caught: the summary on disk then holds the games of the last
+    checkpoint (every 10 s), marked in progress, and stays valid JSON."""
+    summary = tmp_path / "s.json"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "referee", "match", COMPETENT, COMPETENT, "--games", "1000000",
+         "--json", str(summary), "--no-pin", "--quiet"],  # fmt: skip
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL,
+        cwd=ROOT,
+    )
+    try:
+        deadline = time.monotonic() + 40
+        while time.monotonic() < deadline and not summary.exists():
+            time.sleep(0.1)
+    finally:
+        run.kill()
+        run.wait()
+    data = json.loads(summary.read_text())
+    assert data["games_played"] > 0 and data["completed"] is False
+    assert data["stopped"].startswith("in progress")
+
+
+# ------------------------------------------------------------------ 2. output paths
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--json", "/nonexistent/dir/s.json"),
+        ("--log", "/nonexistent/dir/g.jsonl"),
+        ("--export", "phh=/nonexistent/dir/h.phh"),
+        ("--stderr-dir", "/nonexistent/dir/err"),
+    ],
+)
+def test_a_bad_output_path_is_a_usage_error_before_any_game(flag, value):
+    game = ("--game", "holdem") if flag == "--export" else ()
+    started = time.monotonic()
+    done = referee("match", COMPETENT, COMPETENT, *game, "--games", "100000", flag, value)
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.count("\n") == 1 and flag in done.stderr and "no such directory" in done.stderr
+    assert time.monotonic() - started < 20  # refused, not played
+
+
+def test_a_stderr_dir_that_is_a_file_is_refused(tmp_path):
+    target = tmp_path / "file"
+    target.write_text("")
+    done = referee("match", COMPETENT, COMPETENT, "--games", "1", "--stderr-dir", str(target))
+    assert done.returncode == 2 and "not a directory" in done.stderr
+
+
+# ------------------------------------------------------------------ 3. a bot that never answers
+
+
+def test_a_never_answering_bot_costs_a_few_startup_allowances(tmp_path):
+    """Liar's Dice restarts a dead bot; one that never answers is given up on after
+    --give-up-after (3) tries, so 40 games take about 3 startup allowances, and the
+    verdict names the usual causes (mawk's buffered input among them).  Without a
+    terminal, progress lines go to stderr."""
+    silent = bot(tmp_path, "silent", SILENT)
+    summary = tmp_path / "s.json"
+    env = {**os.environ, "REFEREE_PROGRESS_EVERY_S": "0.5"}
+    started = time.monotonic()
+    done = referee(
+        "match", silent, READER, "--game", "liars-dice", "--games", "40", "--startup-timeout", "1",
+        "--json", str(summary), "--no-pin", env=env,
+    )  # fmt: skip
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert elapsed < 3 * 1 + 12, elapsed  # three allowances, plus start-up of the interpreter
+    data = json.loads(summary.read_text())
+    silent_stats = next(p for p in data["players"] if p["name"] == "silent")
+    assert set(silent_stats["forfeits"]) == {"startup"}
+    assert silent_stats["restarts"] == 2  # the first start, then two more: three in a row
+    details = [f["detail"] for f in silent_stats["forfeit_details"]]
+    assert "mawk" in details[0] and "flush" in details[0]
+    assert any("out for the rest of the match after 3 failed starts" in d for d in details)
+    assert "out for the rest of the match" in done.stderr  # said at once, as a notice
+    progress = [line for line in done.stderr.splitlines() if re.search(r"\d+/40 games", line)]
+    assert progress and "last forfeit: silent startup" in progress[-1], done.stderr
+
+
+def test_give_up_after_is_configurable(tmp_path):
+    silent = bot(tmp_path, "silent", SILENT)
+    summary = tmp_path / "s.json"
+    done = referee(
+        "match", silent, READER, "--game", "liars-dice", "--games", "10", "--startup-timeout", "0.5",
+        "--give-up-after", "1", "--json", str(summary), "--no-pin", "--quiet",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    silent_stats = next(p for p in json.loads(summary.read_text())["players"] if p["name"] == "silent")
+    assert silent_stats["restarts"] == 0
+
+
+# ------------------------------------------------------------------ 4. the extra line
+
+
+def test_the_extra_line_verdict_quotes_the_stray_line(tmp_path):
+    chatty = bot(
+        tmp_path,
+        "chatty",
+        "import sys\nfor line in sys.stdin:\n    print('thinking about it\\nbid 6 2', flush=True)\n",
+    )
+    summary = tmp_path / "s.json"
+    done = referee("match", chatty, READER, "--game", "liars-dice", "--games", "1", "--json", str(summary))
+    assert done.returncode == 0, done.stderr
+    detail = json.loads(summary.read_text())["players"][0]["forfeit_details"][0]["detail"]
+    assert "printed more than one line: 'thinking about it' and then 'bid 6 2'" in detail
+    assert "stderr" in detail
+    assert "thinking about it" in done.stdout and "b'" not in done.stdout
+
+
+# ------------------------------------------------------------------ 5. a crash says why
+
+
+def test_a_crash_quotes_the_end_of_its_stderr(tmp_path):
+    """``python3 mybot_typo.py``: the reason ('No such file') is in the verdict, on the
+    console and in the JSON, not only in a stderr file."""
+    summary = tmp_path / "s.json"
+    done = referee(
+        "match", f"{BOT_PYTHON} {tmp_path}/mybot_typo.py", COMPETENT, "--games", "2", "--json", str(summary)
+    )
+    assert done.returncode == 0, done.stderr
+    detail = json.loads(summary.read_text())["players"][0]["forfeit_details"][0]["detail"]
+    assert "exited with code 2 before its first answer" in detail
+    assert "stderr:" in detail and "No such file or directory" in detail
+    assert "No such file or directory" in done.stdout
+
+
+def test_exit_127_explains_itself(tmp_path):
+    script = tmp_path / "runner.sh"
+    script.write_text("#!/bin/sh\nexec no-such-program-xyz\n")
+    script.chmod(0o755)
+    summary = tmp_path / "s.json"
+    done = referee("match", str(script), COMPETENT, "--games", "1", "--json", str(summary))
+    detail = json.loads(summary.read_text())["players"][0]["forfeit_details"][0]["detail"]
+    assert "code 127" in detail and "not found" in detail and "no-such-program-xyz" in detail, done.stdout
+
+
+# ------------------------------------------------------------------ 6. a bot that cannot start
+
+
+def test_a_bot_that_cannot_start_among_three_forfeits_and_the_others_play(tmp_path):
+    summary = tmp_path / "s.json"
+    done = referee(
+        "match", "/bin/does-not-exist-xyz", READER, READER, "--game", "liars-dice", "--games", "5",
+        "--json", str(summary), "--no-pin",
+    )  # fmt: skip
+    # Resolving the command fails before the match: a usage error, one line.
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    broken = tmp_path / "broken"
+    broken.write_text("#!/nonexistent/interpreter\n")
+    broken.chmod(0o755)
+    done = referee(
+        "match", str(broken), READER, READER, "--game", "liars-dice", "--games", "5", "--json", str(summary),
+        "--no-pin",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "broken cannot start" in done.stderr and "the others play on" in done.stderr
+    data = json.loads(summary.read_text())
+    assert data["completed"] is True and data["games_played"] == 5
+    broken_stats = next(p for p in data["players"] if p["name"] == "broken")
+    assert set(broken_stats["forfeits"]) == {"startup"} and broken_stats["wins"] == 0
+    readers = [p for p in data["players"] if p["name"] != "broken"]
+    assert sum(p["wins"] for p in readers) == 5
+
+
+def test_two_bots_one_cannot_start_exits_3_with_a_summary(tmp_path):
+    broken = tmp_path / "broken"
+    broken.write_text("#!/nonexistent/interpreter\n")
+    broken.chmod(0o755)
+    summary = tmp_path / "s.json"
+    done = referee("match", str(broken), COMPETENT, "--games", "3", "--json", str(summary))
+    assert done.returncode == 3
+    assert "cannot start: cannot start" not in done.stderr
+    data = json.loads(summary.read_text())
+    assert data["games_played"] == 0 and "broken cannot start" in data["stopped"]
+    keep = referee("match", str(broken), COMPETENT, "--games", "3", "--keep-going", "--json", str(summary))
+    assert keep.returncode == 0 and json.loads(summary.read_text())["games_played"] == 3
+
+
+def test_a_failed_build_exits_3(tmp_path):
+    home = tmp_path / "built"
+    home.mkdir()
+    (home / "bot.toml").write_text('name = "built"\nrun = "./bot"\nbuild = "echo compile error >&2; exit 1"\n')
+    done = referee("match", str(home), COMPETENT, "--games", "1", "--build")
+    assert done.returncode == 3, done.stderr
+    assert "build failed" in done.stderr and "compile error" in done.stderr
+
+
+# ------------------------------------------------------------------ 7. details and help
+
+
+def test_the_table_says_how_many_more_forfeits_are_in_the_json(tmp_path):
+    zero = bot(tmp_path, "zero", "import sys\nfor line in sys.stdin:\n    print(0, flush=True)\n")
+    done = referee("match", zero, COMPETENT, "--games", "8", "--no-pin")
+    assert re.search(r"zero: \d+ more in --json", done.stdout) or "×" in done.stdout, done.stdout
+    assert "position:" in done.stdout and "reply:" in done.stdout
+
+
+def test_messages_show_text_not_python_bytes(tmp_path):
+    caller = bot(tmp_path, "caller", "import sys\nfor line in sys.stdin:\n    print('call', flush=True)\n")
+    summary = tmp_path / "s.json"
+    done = referee("match", caller, COMPETENT, "--games", "1", "--json", str(summary))
+    detail = json.loads(summary.read_text())["players"][0]["forfeit_details"][0]["detail"]
+    assert "'call'" in detail and "b'" not in detail and "b'" not in done.stdout
+
+
+def test_a_script_that_is_not_executable_gets_the_right_command(tmp_path):
+    js = tmp_path / "bot.js"
+    js.write_text("console.log(0)\n")
+    done = referee("match", str(js), COMPETENT)
+    assert done.returncode == 2 and f'"node {js}"' in done.stderr and "python3" not in done.stderr
+
+
+def test_help_and_games_lead_somewhere():
+    games = referee("games")
+    assert "default --games 1000" in games.stdout and "each answer 0.05 s" in games.stdout
+    match_help = referee("match", "--help").stdout
+    assert "130" in match_help and "docs/writing-a-bot.md" in match_help and "docs/protocols/" in match_help
+    bench_help = referee("bench", "--help").stdout
+    assert "round trips" in bench_help and "Yahtzee match" in bench_help
+    wrong = referee("match", COMPETENT, COMPETENT, COMPETENT, "--games", "1")
+    assert "exactly 2 bots" in wrong.stderr
+
+
+def test_options_may_come_between_the_bots():
+    done = referee("match", COMPETENT, "--games", "2", COMPETENT, "--seed", "3")
+    assert done.returncode == 0, done.stderr
+    assert "2 games, seed 3" in done.stdout
+
+
+# ------------------------------------------------------------------ Liar's Dice penalties
+
+
+def test_liars_dice_timeouts_cost_one_die_each_reported_as_timeout(tmp_path):
+    """The issue's own command: flaky --slow-every 1 at a 20 ms limit.  Seed 001: a die
+    per timeout; the log and the summary agree, and no penalty takes more than one die."""
+    log, summary = tmp_path / "g.jsonl", tmp_path / "s.json"
+    done = referee(
+        "match", f"{BOT_PYTHON} sample_players/liars_dice/flaky.py --slow-every 1", READER,
+        "--game", "liars-dice", "--games", "1", "--seed", "1", "--decision-timeout", "0.02",
+        "--log", str(log), "--json", str(summary),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    record = json.loads(log.read_text())
+    seat = record["seats"].index("flaky")
+    penalties = [r["penalty"] for r in record["summary"]["rounds"] if r.get("penalty")]
+    assert penalties and all(p["dice_lost"] == 1 for p in penalties)
+    assert all(p["verdict"] == "timeout" for p in penalties if p["seat"] == seat)
+    flaky = next(p for p in json.loads(summary.read_text())["players"] if p["name"] == "flaky")
+    assert set(flaky["forfeits"]) == {"timeout"}
+    assert flaky["forfeits"]["timeout"] == sum(p["seat"] == seat for p in penalties)
+    assert "seats 2" in done.stderr and "seed seats 4" in done.stderr  # the two-seat note
+
+
+def test_the_log_keeps_a_faulted_reply_whole(tmp_path):
+    long_reply = "x" * 1000
+    noisy = bot(tmp_path, "noisy", f"import sys\nfor line in sys.stdin:\n    print('{long_reply}', flush=True)\n")
+    log = tmp_path / "g.jsonl"
+    done = referee("match", noisy, READER, "--game", "liars-dice", "--games", "1", "--log", str(log))
+    assert done.returncode == 0, done.stderr
+    moves = json.loads(log.read_text())["moves"]
+    faulted = [m for m in moves if len(m) == 5]
+    assert faulted and faulted[0][2] == long_reply and faulted[0][1].startswith("turn ")
