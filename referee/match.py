@@ -378,6 +378,12 @@ class Match:
         )
         try:
             await bot.start(self._nursery)
+        except BotFault:
+            raise
+        except BaseException:
+            # Cancelled while starting (an interrupt): the half-started bot is ours to end.
+            await bot.close()
+            raise
         finally:
             player.stats.sandbox = bot.sandbox  # what ran, or at least the layer asked for
         player.bot = bot

@@ -317,6 +317,11 @@ class BotProcess:
     async def close(self) -> None:
         """Stop the bot and everything it started, and reap it; bounded in time."""
         if self._closed or not self._spawned:
+            if not self._closed and self.death is None:
+                # A start that was cancelled before its process existed: only its
+                # directory and its uid to give back.
+                self._remove_workdir()
+                sandbox.release_uid(self._jail.uid if self._jail is not None else None)
             self._closed = True
             return
         # Shielded: every step is bounded, and a cancelled close must not leave the bot

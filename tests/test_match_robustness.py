@@ -18,6 +18,7 @@ import sys
 import time
 from pathlib import Path
 
+import psutil
 import pytest
 from conftest import BOT_PYTHON, ROOT
 
@@ -62,7 +63,7 @@ def test_a_stop_signal_ends_the_match_with_its_summary(tmp_path, signum, status)
     summary, log = tmp_path / "s.json", tmp_path / "g.jsonl"
     referee_run = subprocess.Popen(
         [sys.executable, "-m", "referee", "match", COMPETENT, GREEDY, "--games", "100000",
-         "--json", str(summary), "--log", str(log), "--no-pin"],  # fmt: skip
+         "--json", str(summary), "--log", str(log), "--no-pin"],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
@@ -87,13 +88,39 @@ def test_a_stop_signal_ends_the_match_with_its_summary(tmp_path, signum, status)
     assert not list(Path("/tmp").glob(f"referee-stderr-{referee_run.pid}-*"))
 
 
+def test_an_interrupt_while_a_bot_is_silent_ends_at_once(tmp_path):
+    """Ctrl-C while the referee waits out a bot's 60 s startup allowance: it stops at
+    once, with a summary of zero games, and leaves no process or directory behind."""
+    sleeper = bot(tmp_path, "sleeper", "import time\ntime.sleep(3600)\n")
+    summary = tmp_path / "s.json"
+    run = subprocess.Popen(
+        [sys.executable, "-m", "referee", "match", sleeper, COMPETENT, "--games", "5",
+         "--json", str(summary), "--no-pin", "--quiet"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        stdin=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    time.sleep(2.5)
+    sent = time.monotonic()
+    run.send_signal(signal.SIGINT)
+    _, stderr = run.communicate(timeout=30)
+    assert run.returncode == 130, stderr
+    assert time.monotonic() - sent < 10
+    data = json.loads(summary.read_text())
+    assert data["games_played"] == 0 and data["stopped"] == "interrupted by SIGINT"
+    assert not list(Path("/tmp").glob(f"referee-{run.pid}-*"))
+    assert not [p for p in psutil.process_iter(["cmdline"]) if str(tmp_path) in " ".join(p.info["cmdline"] or [])]
+
+
 def test_the_summary_is_rewritten_during_the_match(tmp_path):
     """kill -9 cannot be caught: the summary on disk then holds the games of the last
     checkpoint (every 10 s), marked in progress, and stays valid JSON."""
     summary = tmp_path / "s.json"
     run = subprocess.Popen(
         [sys.executable, "-m", "referee", "match", COMPETENT, COMPETENT, "--games", "1000000",
-         "--json", str(summary), "--no-pin", "--quiet"],  # fmt: skip
+         "--json", str(summary), "--no-pin", "--quiet"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,

@@ -156,6 +156,12 @@ async def start(launch: Launch, fds: tuple[int, int, int], deadline: float) -> S
             os.close(fd)
     try:
         error = await _read_all(err_r, deadline)
+    except BaseException:  # cancelled (a Ctrl-C while a bot starts): nothing may be left
+        with trio.CancelScope(shield=True):
+            if status_r >= 0:
+                os.close(status_r)
+            await _kill_and_reap(pid)
+        raise
     finally:
         os.close(err_r)
     if error is None or error:
