@@ -558,7 +558,7 @@ def test_a_bot_cannot_read_its_opponents_directory(hostile_bin, layer, record_pr
             await victim.start(nursery)
             try:
                 assert await victim.request(REQUEST) == b"0"  # secret.txt is written by now
-                pattern = os.path.join(tempfile.gettempdir(), f"referee-{name}-*")
+                pattern = os.path.join(tempfile.gettempdir(), f"referee-{os.getpid()}-{name}-*")
                 return await probe("read-opponent", pattern, layer)
             finally:
                 await victim.close()

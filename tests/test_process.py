@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import re
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -236,7 +237,7 @@ async def test_private_working_directory_and_minimal_environment(tmp_path):
     import json
 
     cwd, names, mode = json.loads(reply)
-    assert cwd != str(tmp_path) and "referee-env-" in cwd
+    assert cwd != str(tmp_path) and re.search(r"referee-\d+-env-", cwd)
     assert not os.path.exists(cwd), "working directory is removed afterwards"
     assert "REFEREE_TEST_SECRET" not in names
     assert mode == "0o700"
