@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 import trio
 
-from referee import __version__, games, interrupts, output, sandbox
+from referee import __version__, check, games, interrupts, output, sandbox
 from referee.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.limits import LimitsOverride, MiB
 from referee.match import GIVE_UP_AFTER, GameOutcome, Match, MatchConfig, MatchError, MatchResult
@@ -178,6 +178,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("games", help="list the games")
+    check.add_parser(sub)
 
     bench = sub.add_parser(
         "bench",
@@ -443,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.command = argv[0]
     else:
         args = parser.parse_args(argv)
-    handler = {"match": cmd_match, "games": cmd_games, "bench": cmd_bench}[args.command]
+    handler = {"match": cmd_match, "games": cmd_games, "bench": cmd_bench, "check": check.main}[args.command]
     return handler(args)
 
 

@@ -76,7 +76,9 @@ async def run_until_signalled(work: Callable[[], Awaitable[T]]) -> tuple[T | Non
     """Run ``work()``; on the first stop signal, cancel it.
 
     Returns ``(result, None)`` when the work finished, ``(None, signum)`` when a signal
-    cancelled it; an exception of the work's is raised as itself (not in a group).
+    cancelled it; an exception that ``work()`` raises is raised as itself, not wrapped
+    in a group by this function (one raised inside a nursery of the work's own comes as
+    that nursery made it).
     Signals that arrive while the cancelled work cleans up are swallowed: the cleaning
     is bounded, and cutting it short would leave bots or files behind.
     """

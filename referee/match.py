@@ -34,6 +34,8 @@ from referee.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
 
 #: How many forfeits per player are kept with full details in the summary.
 FORFEIT_DETAILS_KEPT = 20
+#: Characters of a faulted request or reply kept in those details.
+DETAIL_CHARS = 1000
 #: A bot that fails to start, or dies before its first answer, this many times in a row
 #: sits out the rest of the match (``--give-up-after``): each try can cost a whole
 #: startup allowance, and a broken bot must not stretch a match to hours.
@@ -626,8 +628,10 @@ class Match:
             game=game,
             decision=decision,
             detail=detail,
-            reply=shorten(reply),
-            position=shorten(line.rstrip(b"\n")),
+            # Long enough for a whole Hold'em request (~250 characters); the log has
+            # both whole whatever their length.
+            reply=shorten(reply, DETAIL_CHARS),
+            position=shorten(line.rstrip(b"\n"), DETAIL_CHARS),
         )
         bot = player.bot
         if bot is not None and bot.death is not None:

@@ -112,6 +112,16 @@ STARTUP_HINT = (
     "buffered (mawk needs -W interactive; Python -u or sys.stdin.readline), or the bot reads all "
     "of stdin before answering"
 )
+#: Seconds a bot has to exit by itself once its input is closed, before it is killed.
+EOF_GRACE_S = 0.5
+
+
+def eof_grace_s(limits: Limits) -> float:
+    """How long a bot may take to exit after EOF on its input (``referee check`` holds
+    bots to the same figure)."""
+    return min(EOF_GRACE_S, limits.exit_s)
+
+
 #: How much of a dead bot's stderr its verdict quotes.
 STDERR_TAIL_LINES = 3
 STDERR_TAIL_CHARS = 300
@@ -207,6 +217,7 @@ class BotProcess:
         self._discarding = False  # skipping the rest of an over-long line
         # True while none of the three above needs attention: the request fast path.
         self._clean = True
+        self._replied = False  # a line came back (decisions counts only good ones)
         self._started_at = 0.0
         self._max_line = limits.max_line_bytes
         self._stderr = StderrCapture(limits.stderr_bytes)
@@ -330,7 +341,7 @@ class BotProcess:
             self._closed = True
             self._close_fd("_wfd")  # EOF on its stdin: a well-behaved bot exits now
             if self.death is None:
-                await self._wait_exit(min(0.5, self.limits.exit_s))
+                await self._wait_exit(eof_grace_s(self.limits))
             self._kill_tree()
             await self._wait_exit(self.limits.exit_s)
             await self._reap_leftovers()
@@ -442,10 +453,16 @@ class BotProcess:
         """The first answer's latency: it includes the bot's startup work."""
         return self._counters[_FIRST_ANSWER]
 
+    @property
+    def _has_answered(self) -> bool:
+        """Whether any line came back yet: the startup allowance is for the first only,
+        even when that line was a protocol fault."""
+        return self._replied or bool(self.decisions)
+
     def _deadline(self, start_ns: int) -> float:
         """The trio-clock deadline of a request that started at ``start_ns``."""
         allowed = self.limits.decision_s
-        if not self.decisions:
+        if not self._has_answered:
             since_spawn = trio.current_time() - self._started_at
             allowed = max(allowed, self.limits.startup_s - since_spawn)
         return trio.current_time() + allowed - (_now_ns() - start_ns) / 1e9
@@ -475,7 +492,7 @@ class BotProcess:
             if scope.cancelled_caught:
                 # Part of a line is in the pipe and no reply can be matched to it any
                 # more: the bot cannot go on (unlike a slow reply, which is resynced).
-                verdict = Verdict.TIMEOUT if self.decisions else Verdict.STARTUP
+                verdict = Verdict.TIMEOUT if self._has_answered else Verdict.STARTUP
                 detail = f"did not read its input (limit {self.limits.decision_s:g} s)"
                 self.kill(verdict, detail)
                 raise BotFault(verdict, detail) from None
@@ -499,6 +516,7 @@ class BotProcess:
             if not self._discarding and not self._owed:
                 nl = buf.find(b"\n")
                 if nl >= 0:
+                    self._replied = True
                     line = buf[:nl]
                     rest = buf[nl + 1 :]
                     self._buf = b""
@@ -518,6 +536,7 @@ class BotProcess:
                         )
                     return line
                 if len(buf) > self.limits.max_line_bytes:
+                    self._replied = True
                     self._buf = b""
                     self._discarding = True
                     raise BotFault(
@@ -566,7 +585,7 @@ class BotProcess:
         return buf
 
     def _timed_out(self, what: str) -> BotFault:
-        if not self.decisions:
+        if not self._has_answered:
             detail = (
                 f"{what}: no first answer within the startup allowance of {self.limits.startup_s:g} s "
                 f"({STARTUP_HINT}){self._stderr_note()}"
@@ -603,7 +622,7 @@ class BotProcess:
                 elif self._cgroup_oom():
                     verdict = Verdict.MEMORY
                     detail += f" by the kernel: over its memory cap of {self.limits.memory_bytes >> 20} MiB (cgroup)"
-                if not self.decisions:
+                if not self._has_answered:
                     detail += " before its first answer"
                 self.kill(verdict, detail + self._stderr_note())
         return BotFault(self.death or Verdict.CRASH, self.death_detail)

@@ -289,3 +289,39 @@ class BiddingWars(Game):
         deck = list(range(1, self.n + 1))
         rng.shuffle(deck)
         return BiddingWarsState(self.n, deck)
+
+    # -- referee check (referee/check.py) --
+
+    #: A uniformly random card from its hand: it never faults.
+    check_opponent = "bidding_wars/random.py"
+
+    def line_kinds(self) -> tuple[str, ...]:
+        middle = ("bid",) if self.n >= 3 else ()  # with n <= 2 every bid is the first or the last
+        return ("first bid", *middle, "last bid (no prizes left)", "reveal", "end (played)", "end (forfeit)")
+
+    def kinds_of_line(self, line: bytes) -> tuple[str, ...]:
+        try:
+            parsed = wire.parse_line(line)
+        except (ValueError, UnicodeDecodeError):
+            return ()
+        if isinstance(parsed, wire.Reveal):
+            return ("reveal",)
+        if isinstance(parsed, wire.End):
+            return (f"end ({parsed.how})",)
+        kinds = []
+        if len(parsed.hand) == parsed.n:
+            kinds.append("first bid")
+        if not parsed.prizes:
+            kinds.append("last bid (no prizes left)")
+        return tuple(kinds) or ("bid",)
+
+    def check_positions(self) -> list[Any]:
+        """A game the opponent forfeits in its first turn (it timed out): the bot bids,
+        and the game ends with ``end ... forfeit``."""
+        from referee.games.base import CheckPosition
+
+        deck = list(range(1, self.n + 1))
+        random.Random(3).shuffle(deck)
+        forfeit = BiddingWarsState(self.n, deck)
+        forfeit.penalize(1, Verdict.TIMEOUT)
+        return [CheckPosition("end (forfeit)", forfeit)]

@@ -258,3 +258,49 @@ class DicePoker(Game):
         if seats not in self.seats:
             raise ValueError(f"dice-poker is played by 2 seats, not {seats}")
         return DicePokerState(*deal(rng))
+
+    # -- referee check (referee/check.py) --
+
+    #: Raises and calls with a die of 4 or more: both seats' choices come up in a few deals.
+    check_opponent = "dice_poker/threshold.py"
+
+    #: The check's name for each ``state`` of a line (the seed's six).
+    LINE_KINDS = (
+        "first player decides",
+        "second player decides",
+        "opponent folded (to the first player)",
+        "opponent folded (to the second player)",
+        "showdown (to the first player)",
+        "showdown (to the second player)",
+    )
+
+    def line_kinds(self) -> tuple[str, ...]:
+        return self.LINE_KINDS
+
+    def kinds_of_line(self, line: bytes) -> tuple[str, ...]:
+        try:
+            return (self.LINE_KINDS[wire.parse_message(line).state],)
+        except ValueError:
+            return ()
+
+    def check_positions(self) -> list[Any]:
+        """Each of the six lines once, whatever the bot plays: both decisions (the second
+        after a raise), and each information line with the deal's decisions already made,
+        so that a bot that always folds still answers them."""
+        from referee.games.base import CheckPosition
+
+        def deal(b: int, first_die: int, second_die: int, *actions: int) -> DicePokerState:
+            state = DicePokerState(b, first_die, second_die)
+            for seat, action in enumerate(actions):
+                state.apply(seat, action)
+            return state
+
+        raise_, fold, call = wire.RAISE, wire.FOLD, wire.RAISE
+        return [
+            CheckPosition(self.LINE_KINDS[0], deal(5, 2, 4), seat=0),
+            CheckPosition(self.LINE_KINDS[1], deal(9, 5, 3, raise_), seat=1),
+            CheckPosition(self.LINE_KINDS[2], deal(12, 4, 2, raise_, fold), seat=0),
+            CheckPosition(self.LINE_KINDS[3], deal(7, 2, 6, fold), seat=1),
+            CheckPosition(self.LINE_KINDS[4], deal(15, 6, 1, raise_, call), seat=0),
+            CheckPosition(self.LINE_KINDS[5], deal(4, 3, 3, raise_, call), seat=1),
+        ]

@@ -792,3 +792,104 @@ class Holdem(Game):
             seed_quirks=bool(self.options["seed_quirks"]),
             bot_showdown=bool(self.options["bot_showdown"]),
         )
+
+    # -- referee check (referee/check.py) --
+
+    #: Random legal actions, min-raises and all-ins included: it never faults.
+    check_opponent = "holdem/random_player.py"
+
+    def line_kinds(self) -> tuple[str, ...]:
+        quirks, showdown = self.options["seed_quirks"], self.options["bot_showdown"]
+        return (
+            *(f"{name} decision" for name in wire.ROUNDS),
+            "facing a raise",
+            "raise not allowed",
+            *(("big blind calls 0",) if quirks else ()),
+            "side pot",
+            *(("show (bot showdown)",) if showdown else ()),
+            "result after folds",
+            "showdown result",
+            "gameover",
+        )
+
+    def kinds_of_line(self, line: bytes) -> tuple[str, ...]:
+        try:
+            parsed = wire.parse_line(line)
+        except (ValueError, IndexError, KeyError, UnicodeDecodeError):
+            return ()
+        if isinstance(parsed, wire.ShowRequest):
+            return ("show (bot showdown)",)
+        if isinstance(parsed, wire.Result):
+            return ("showdown result" if parsed.shown else "result after folds",)
+        if isinstance(parsed, wire.GameOver):
+            return ("gameover",)
+        kinds = [f"{parsed.round} decision"]
+        if parsed.to_call and any(letter == "r" for _, letter, _ in parsed.history[-1]):
+            kinds.append("facing a raise")
+        if "raise" not in parsed.legal:
+            kinds.append("raise not allowed")
+        if not parsed.to_call and "call" in parsed.legal:
+            kinds.append("big blind calls 0")
+        if len({eligible for _, eligible in parsed.pots}) > 1:
+            kinds.append("side pot")
+        return tuple(kinds)
+
+    def check_positions(self) -> list[Any]:
+        """One-hand games (blinds 10/20) set up so that the bot (seat 0) meets each kind of
+        decision and result line whatever it plays: a decision on each street after the
+        flop, a raise to face, an all-in it can only call or fold against, the big
+        blind's call 0 (under the seed's quirks), a side pot (three seats, a short stack
+        all-in and a re-raise), a showdown and a hand won by a fold.  Moves before the
+        bot's decision, its own included, are made here with checks and calls."""
+        from referee.games.base import CheckPosition
+
+        def hand(seats: int = 2, chips: int | list[int] = STARTING_CHIPS) -> HoldemState:
+            return HoldemState(
+                seats,
+                random.Random(seats),
+                seed_quirks=bool(self.options["seed_quirks"]),
+                bot_showdown=bool(self.options["bot_showdown"]),
+                chips=chips,
+                small_blinds=(10,),
+                hands_per_level=1,
+            )
+
+        def until(state: HoldemState, done: Any) -> HoldemState:
+            """Check or call for whoever acts until ``done(state)``."""
+            while state.phase == BETTING and not done(state):
+                state.apply(state.actor, CALL if state.to_call or state.free_call else CHECK)
+            return state
+
+        def bot_to_act(street: int) -> Any:
+            return lambda s: s.street == street and s.actor == 0
+
+        def opponent_to_act(s: HoldemState) -> bool:
+            return s.actor == 1
+
+        positions = [
+            CheckPosition(f"{wire.ROUNDS[street]} decision", until(hand(), bot_to_act(street)))
+            for street in (1, 2, 3)
+        ]
+        raised = until(hand(), opponent_to_act)
+        raised.apply(1, raised.min_x)
+        positions.append(CheckPosition("facing a raise", raised))
+        all_in = until(hand(chips=[300, 1000]), opponent_to_act)
+        all_in.apply(1, all_in.max_x)
+        positions.append(CheckPosition("raise not allowed", all_in))
+        if self.options["seed_quirks"]:
+            free = until(hand(), lambda s: s.actor == 0 and s.free_call)
+            positions.append(CheckPosition("big blind calls 0", free))
+        side = until(hand(3, chips=[1000, 60, 1000]), opponent_to_act)
+        side.apply(1, side.max_x)  # the short stack is all-in for 60
+        side = until(side, lambda s: s.actor == 2)
+        side.apply(2, side.min_x)  # a re-raise only seats 0 and 2 can match: a side pot
+        positions.append(CheckPosition("side pot", until(side, bot_to_act(1)), seats=3))
+        showdown = until(hand(), opponent_to_act)
+        showdown.apply(1, showdown.max_x)
+        showdown.apply(0, CALL)  # all-in and called: the board is dealt out to a showdown
+        name = "show (bot showdown)" if self.options["bot_showdown"] else "showdown result"
+        positions.append(CheckPosition(name, showdown))
+        folded = until(hand(), opponent_to_act)
+        folded.apply(1, FOLD)
+        positions.append(CheckPosition("result after folds", folded))
+        return positions

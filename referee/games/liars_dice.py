@@ -387,3 +387,34 @@ class LiarsDice(Game):
         if seats not in self.seats:
             raise ValueError(f"liars-dice is played by 2..{MAX_SEATS} seats, not {seats}")
         return LiarsDiceState(seats, rng)
+
+    # -- referee check (referee/check.py) --
+
+    #: Random legal bids and challenges: it never faults, and rounds end both ways.
+    check_opponent = "liars_dice/random_legal.py"
+
+    def line_kinds(self) -> tuple[str, ...]:
+        return ("opening bid", "raise or challenge", "turn with a seat out", "reveal", "penalty", "result")
+
+    def kinds_of_line(self, line: bytes) -> tuple[str, ...]:
+        try:
+            kind = wire.line_kind(line)
+            if kind != "turn":
+                return (kind,) if kind in ("reveal", "penalty", "result") else ()
+            turn = wire.parse_request(line)
+        except (ValueError, UnicodeDecodeError):
+            return ()
+        kinds = ["raise or challenge" if turn.bids else "opening bid"]
+        if 0 in turn.counts:
+            kinds.append("turn with a seat out")
+        return tuple(kinds)
+
+    def check_positions(self) -> list[Any]:
+        """A ``penalty`` line (the opponent's round lost to a timeout, before the bot
+        bids), and a three-seat game in which one seat is already out."""
+        from referee.games.base import CheckPosition
+
+        penalty = LiarsDiceState.from_round([[2, 2, 3, 5, 6], [1, 3, 4, 4, 6]], starter=1, rng=random.Random(1))
+        penalty.penalize(1, Verdict.TIMEOUT)
+        seat_out = LiarsDiceState.from_round([[1, 2, 3, 4, 5], [], [2, 3, 3, 6, 6]], rng=random.Random(2))
+        return [CheckPosition("penalty", penalty), CheckPosition("turn with a seat out", seat_out, seats=3)]

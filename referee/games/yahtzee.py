@@ -274,3 +274,50 @@ class Yahtzee(Game):
         if seats not in self.seats:
             raise ValueError(f"yahtzee is played by 2 seats, not {seats}")
         return YahtzeeState(rng)
+
+    # -- referee check (referee/check.py) --
+
+    #: Random legal play: it never faults, and it reaches every kind of position.
+    check_opponent = "yahtzee/random_player.py"
+
+    #: The three ways the forced joker places five of a kind, as the check names them.
+    JOKER_KINDS = ("joker: upper box open", "joker: lower box", "joker: zero in an upper box")
+
+    def line_kinds(self) -> tuple[str, ...]:
+        return ("roll 1", "roll 2", "roll 3", *self.JOKER_KINDS)
+
+    def kinds_of_line(self, line: bytes) -> tuple[str, ...]:
+        try:
+            pos = wire.parse_position(line)
+        except ValueError:
+            return ()
+        kinds = [f"roll {pos.roll}"]
+        if wire.is_joker(pos.own, pos.dice):
+            upper_open = pos.own[pos.dice[0] - 1] == wire.OPEN
+            lower_open = wire.OPEN in pos.own[wire.THREE_KIND : wire.NUM_ROWS]
+            kinds.append(self.JOKER_KINDS[0 if upper_open else 1 if lower_open else 2])
+        return tuple(kinds)
+
+    def check_positions(self) -> list[Any]:
+        """The forced joker, one position per rule: the bot (seat 0) has five of a kind on
+        its third roll, its Yahtzee box filled, and must (1) use the face's open upper
+        box, (2) use a lower box since that upper box is full, or (3) put a 0 in an open
+        upper box since the lower section is full.  Eleven boxes are filled on both
+        cards, so each game is four placements long."""
+        from referee.games.base import CheckPosition
+
+        opponent = [2, 4, 6, 8, 10, 12, 17, 0, 25, 30, 0, -1, -1, 0]
+        setups = [
+            # five sixes; sixes and large straight open
+            ([3, 6, 9, 12, 15, -1, 20, 0, 25, 30, -1, 50, 22, 0], 6),
+            # five fours; fours filled, ones and full house open: a lower box it must be
+            ([-1, 6, 9, 12, 15, 24, 20, 0, -1, 30, 40, 50, 22, 0], 4),
+            # five threes; threes and the whole lower section filled (Yahtzee box 0)
+            ([-1, -1, 9, 12, 15, 24, 20, 0, 25, 30, 40, 0, 22, 0], 3),
+        ]
+        positions = []
+        for number, (card, face) in enumerate(setups):
+            line = wire.encode_position(card, opponent, [face] * 5, 3)
+            state = YahtzeeState.from_position(line, random.Random(number))
+            positions.append(CheckPosition(self.JOKER_KINDS[number], state))
+        return positions
