@@ -821,7 +821,7 @@ def render(run: CheckRun, items: list[Item], color: bool) -> str:
     width = max(len(item.title) for item in items)
     out = [
         f"referee check: {run.bot.name} against {run.opponent}, {run.game.name}, seed {run.seed}: "
-        f"{run.games} games and {run.positions} positions, sandbox {run.layer or '-'}"
+        f"{_count(run.games, 'game')} and {_count(run.positions, 'position')}, sandbox {run.layer or '-'}"
     ]
     if run.cannot_start and not any(p.start_error for p in run.processes):
         out.append(run.cannot_start)  # otherwise the startup item says it
