@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import secrets
 import shutil
 import subprocess
@@ -30,8 +31,9 @@ EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_CANNOT_START = 3
 BUILD_TIMEOUT_S = 600
-#: Seconds between two rewrites of the ``--json`` summary during a match.
-CHECKPOINT_EVERY_S = 10.0
+#: Seconds between two rewrites of the ``--json`` summary during a match
+#: (``REFEREE_CHECKPOINT_EVERY_S`` changes it).
+CHECKPOINT_EVERY_S = float(os.environ.get("REFEREE_CHECKPOINT_EVERY_S", "10"))
 
 EXIT_CODES_HELP = """exit status:
   0    the match completed (whatever the verdicts)

@@ -116,7 +116,7 @@ def test_an_interrupt_while_a_bot_is_silent_ends_at_once(tmp_path):
 
 def test_the_summary_is_rewritten_during_the_match(tmp_path):
     """kill -9 cannot be caught: the summary on disk then holds the games of the last
-    checkpoint (every 10 s), marked in progress, and stays valid JSON."""
+    checkpoint (every 10 s; 1 s here), marked in progress, and stays valid JSON."""
     summary = tmp_path / "s.json"
     run = subprocess.Popen(
         [sys.executable, "-m", "referee", "match", COMPETENT, COMPETENT, "--games", "1000000",
@@ -125,6 +125,7 @@ def test_the_summary_is_rewritten_during_the_match(tmp_path):
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
         cwd=ROOT,
+        env={**os.environ, "REFEREE_CHECKPOINT_EVERY_S": "1"},
     )
     try:
         deadline = time.monotonic() + 40
