@@ -112,6 +112,22 @@ _RUNNERS = {
 }
 
 
+def _missing_script(words: list[str]) -> str | None:
+    """The first argument that names a script (a path, or a name with a script's
+    suffix) and does not exist, if any: it was left relative because it is not there."""
+    for word in words:
+        if word.startswith("-") or os.path.exists(word):
+            continue
+        suffix = Path(word).suffix.lower()
+        if suffix in _RUNNERS or suffix in _SCRIPT_SUFFIXES or ("/" in word and not os.path.isabs(word)):
+            return word
+    return None
+
+
+#: Suffixes of files a command names as its program's input, beyond _RUNNERS'.
+_SCRIPT_SUFFIXES = {".class", ".exe", ".ts", ".cjs", ".go", ".java", ".scm", ".hs", ".ml", ".jl"}
+
+
 def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
     """Turn one command-line bot argument into a :class:`BotSpec`."""
     cwd = cwd or Path.cwd()
@@ -149,6 +165,11 @@ def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
     program = argv[0]
     if not os.path.isabs(program) and shutil.which(program) is None:
         raise BotSpecError(f"{arg}: no such file, directory or command {program!r}")
+    missing = _missing_script(argv[1:])
+    if missing is not None:
+        # "python3 mybot_typo.py" would start, fail to open its script in the bot's
+        # private directory, and crash every game: say it now.
+        raise BotSpecError(f"{arg}: no such file {missing!r} (in {cwd})")
     if os.path.isabs(program) and not os.access(program, os.X_OK):
         raise BotSpecError(f"{arg}: {program} is not executable")
     files = [w for w in argv[1:] if os.path.isabs(w) and os.path.isfile(w)]

@@ -669,7 +669,7 @@ def judge(run: CheckRun) -> list[Item]:
             else f"{answered} requests answered, every reply parses",
         )
         if bad and bad[0].verdict is Verdict.CRASH:
-            answers.hint = "it crashed; restarted, the check went on (see its stderr)"
+            answers.hint = "it crashed (the end of its stderr is quoted above); the check restarted it and went on"
         elif bad:
             answers.hint = f"answer each request with exactly one line, in the form {doc} gives"
 
@@ -709,7 +709,7 @@ def judge(run: CheckRun) -> list[Item]:
 
     # 4. legal moves
     illegal = by_item["legal"]
-    moves = answered - sum(1 for f in bad if f.verdict is Verdict.PROTOCOL)  # the rest parsed
+    moves = max(answered - sum(1 for f in bad if f.verdict is Verdict.PROTOCOL), 0)  # the rest parsed
     if never_answered:
         item("legal", not_judged, skip=True)
     else:
@@ -915,7 +915,9 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "fails, 2 for a usage error, 3 when the bot cannot be started.",
     )
     check.add_argument("bot", metavar="BOT", help="executable, quoted command, or directory with bot.toml")
-    check.add_argument("--game", required=True, choices=list(games.available()), help="which game")
+    check.add_argument(
+        "--game", default="yahtzee", choices=list(games.available()), help="which game (default yahtzee)"
+    )
     check.add_argument(
         "--games", type=int, default=DEFAULT_GAMES, help=f"random games besides the positions (default {DEFAULT_GAMES})"
     )

@@ -26,6 +26,7 @@ from referee.limits import LimitsOverride, MiB
 from referee.match import GIVE_UP_AFTER, GameOutcome, Match, MatchConfig, MatchError, MatchResult
 from referee.process import stderr_tail
 from referee.progress import MatchProgress
+from referee.verdict import printable
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -341,6 +342,7 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
             failure = _build(spec)
             if failure is None:
                 continue
+            failure = printable(failure)
             if not keep_going:
                 print(f"referee: {failure}", file=sys.stderr)
                 return EXIT_CANNOT_START
@@ -370,7 +372,7 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace) -> int:
             # Rewritten every few seconds: even kill -9 leaves the games played so far.
             last_checkpoint = now
             checkpoint = match.result()
-            checkpoint.stopped = "in progress (this summary is rewritten every few seconds)"
+            checkpoint.stopped = f"in progress (this summary is rewritten every {CHECKPOINT_EVERY_S:g} s)"
             output.write_summary(args.json, checkpoint)
 
     async def play() -> MatchResult:
@@ -396,7 +398,7 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace) -> int:
             with progress:
                 _, signum = trio.run(interrupts.run_until_signalled, play)
         except MatchError as exc:
-            print(f"referee: {exc}", file=sys.stderr)
+            print(f"referee: {printable(str(exc))}", file=sys.stderr)
             code = EXIT_CANNOT_START
         else:
             if signum is not None:
@@ -407,7 +409,9 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace) -> int:
         elapsed = time.perf_counter() - started
         if args.json:
             output.write_summary(args.json, result)
-        output.print_table(result, elapsed, _stderr_note(match, kept=args.stderr_dir is not None))
+        note = _stderr_note(match, kept=args.stderr_dir is not None)
+        if result.games_played:  # a table of zeros says nothing the line on stderr did not
+            output.print_table(result, elapsed, note)
     return code
 
 
@@ -422,9 +426,10 @@ def cmd_games(_: argparse.Namespace) -> int:
         seats = f"{low}" if low == high else f"{low}-{high}"
         limits = cls.limits
         memory = "none" if limits.memory_bytes is None else f"{limits.memory_bytes // MiB} MiB"
-        print(f"{name:12} {seats:>5} seats (seed: {cls.default_seats})  {cls.title}")
+        print(f"{name:12} {seats:>5} seats  {cls.title}")
         print(
-            f"{'':12} default --games {cls.default_games}; limits: first answer {_seconds(limits.startup_s)}, "
+            f"{'':12} the seed seats {cls.default_seats}; default --games {cls.default_games}; "
+            f"limits: first answer {_seconds(limits.startup_s)}, "
             f"each answer {_seconds(limits.decision_s)}, CPU {_seconds(limits.cpu_s)} per match, "
             f"memory {memory}"
         )

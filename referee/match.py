@@ -243,6 +243,8 @@ class Match:
         self.completed = False
         #: Why the match ended early; set by whoever stopped it.
         self.stopped: str | None = None
+        #: The game being played, or the last one played.
+        self._game_index = 0
         self._on_notice: Callable[[str], None] | None = None
         self._on_forfeit: Callable[[str, Forfeit], None] | None = None
         self.monitor = Monitor()
@@ -404,8 +406,8 @@ class Match:
         elif bot.death is not None:
             # Died before its first answer: one more failed start.
             player.failed_starts += 1
-            player.down = Forfeit(bot.death, max(self.games_played, 0), -1, bot.death_detail)
-            self._maybe_give_up(player, self.games_played)
+            player.down = Forfeit(bot.death, self._game_index, -1, bot.death_detail)
+            self._maybe_give_up(player, self._game_index)
         stats = player.stats
         player.cpu_spent += bot.cpu_s
         stats.cpu_seconds = player.cpu_spent
@@ -437,6 +439,7 @@ class Match:
     # ------------------------------------------------------------------ one game
 
     async def play_game(self, index: int) -> GameOutcome:
+        self._game_index = index
         n = len(self.players)
         seated = [self.players[(seat + index) % n] for seat in range(n)]
         seed = game_seed(self.config.seed, index)

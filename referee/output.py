@@ -17,7 +17,8 @@ from pathlib import Path
 import msgspec
 
 from referee.limits import MiB
-from referee.match import MatchResult
+from referee.match import FORFEIT_DETAILS_KEPT, MatchResult
+from referee.verdict import printable
 
 #: Forfeits the table details per bot; the rest are counted and left to ``--json``.
 FORFEITS_SHOWN = 3
@@ -119,7 +120,8 @@ def print_table(result: MatchResult, elapsed: float, stderr_note: str | None = N
     console.print(table)
 
     def say(line: str) -> None:
-        console.print(line, markup=False, highlight=False, soft_wrap=True)
+        # Much of it comes from bots (replies, positions, stderr): never raw on a terminal.
+        console.print(printable(line), markup=False, highlight=False, soft_wrap=True)
 
     for p in result.players:
         # Forfeits with the same verdict and reason are shown once, with where they were.
@@ -140,9 +142,15 @@ def print_table(result: MatchResult, elapsed: float, stderr_note: str | None = N
             shown += len(group)
         more = sum(p["forfeits"].values()) - shown
         if more > 0:
-            say(f"  {p['name']}: {more} more in --json")
-    isolation = sorted({re.sub(r"uid \d+", "uid of its own", p["sandbox"]) for p in result.players})
-    for line in isolation:
-        say(f"isolation: {line}")
+            say(
+                f"  {p['name']}: {more} more forfeits (counted above; the summary, --json, details the "
+                f"first {FORFEIT_DETAILS_KEPT} of each bot)"
+            )
+    # One line when every bot ran alike; otherwise one per kind, naming its bots.
+    kinds: dict[str, list[str]] = {}
+    for p in result.players:
+        kinds.setdefault(re.sub(r"uid \d+", "uid of its own", p["sandbox"]) or "not started", []).append(p["name"])
+    for line, names in kinds.items():
+        say(f"isolation: {line}" + (f" ({', '.join(names)})" if len(kinds) > 1 else ""))
     if stderr_note:
         say(stderr_note)

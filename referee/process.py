@@ -39,7 +39,7 @@ from referee import sandbox
 from referee.botspec import BotSpec
 from referee.limits import Limits
 from referee.sandbox import spawn
-from referee.verdict import BotFault, Verdict
+from referee.verdict import BotFault, Verdict, printable
 
 _READ_SIZE = 1 << 16
 _NEWLINE = b"\n"
@@ -110,7 +110,8 @@ _EXIT_HINTS = {
 STARTUP_HINT = (
     "usual causes: the answer is not flushed (flush stdout after each line), the input is "
     "buffered (mawk needs -W interactive; Python -u or sys.stdin.readline), or the bot reads all "
-    "of stdin before answering"
+    "of stdin before answering (Node: answer in readline's 'line' handler, not on 'end'); "
+    "referee check BOT tells more"
 )
 #: Seconds a bot has to exit by itself once its input is closed, before it is killed.
 EOF_GRACE_S = 0.5
@@ -129,8 +130,9 @@ STDERR_TAIL_CHARS = 300
 
 def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL_CHARS) -> str:
     """The last non-blank lines of ``text``, joined with " | ", at most ``chars`` long."""
-    kept = [line.strip() for line in text.splitlines() if line.strip()][-lines:]
-    joined = " | ".join(kept)
+    # Python 3.11's ~~~^^^ markers under a traceback's line say nothing in one line.
+    kept = [line.strip() for line in text.splitlines() if line.strip(" \t~^")][-lines:]
+    joined = printable(" | ".join(kept))
     return joined if len(joined) <= chars else "…" + joined[-(chars - 1) :]
 
 

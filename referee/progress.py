@@ -17,7 +17,7 @@ from typing import TextIO
 import trio
 
 from referee.match import GameOutcome
-from referee.verdict import Forfeit
+from referee.verdict import Forfeit, printable
 
 #: Seconds between two plain progress lines when stderr is not a terminal
 #: (``REFEREE_PROGRESS_EVERY_S`` changes it, for tests and for quieter logs).
@@ -25,7 +25,7 @@ PLAIN_EVERY_S = float(os.environ.get("REFEREE_PROGRESS_EVERY_S", "5"))
 
 
 def describe_forfeit(name: str, forfeit_verdict: str, game: int, detail: str, limit: int = 90) -> str:
-    text = f"{name} {forfeit_verdict} in game {game}: {detail}"
+    text = printable(f"{name} {forfeit_verdict} in game {game}: {detail}")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -76,7 +76,12 @@ class MatchProgress:
         its game is still running."""
         self.last_forfeit = describe_forfeit(name, forfeit.verdict.value, forfeit.game, forfeit.detail)
         if self._bar is not None:
-            self._bar.update(self._task, note=f"last forfeit: {self.last_forfeit}")
+            # What the bar, the count and the time left leave of the line: never more.
+            room = self._bar.console.width - len(self.title) - 50
+            note = f"last forfeit: {self.last_forfeit}"
+            if room < len(note):
+                note = note[: max(room - 1, 0)] + "…" if room > 15 else ""
+            self._bar.update(self._task, note=note)
 
     async def plain_lines(self) -> None:
         """Run beside the match: without a terminal, a line every few seconds — also
@@ -96,6 +101,7 @@ class MatchProgress:
 
     def notice(self, line: str) -> None:
         """A line the user should see now, above the bar if there is one."""
+        line = printable(line)
         if self._bar is not None:
             self._bar.console.print(f"referee: {line}", markup=False, highlight=False)
         else:

@@ -77,3 +77,11 @@ def shorten(data: bytes | str | None, limit: int = 200) -> str | None:
     if len(text) > limit:
         return f"{text[:limit]}… ({len(text)} chars)"
     return text
+
+
+def printable(text: str) -> str:
+    """``text`` safe for a terminal: control characters (escape sequences, NUL, CR,
+    newlines) a bot wrote are shown escaped (``\x1b``, ``\n``), never passed through."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)

@@ -231,18 +231,25 @@ def test_the_extra_line_verdict_quotes_the_stray_line(tmp_path):
 # ------------------------------------------------------------------ 5. a crash says why
 
 
+def test_a_script_name_with_a_typo_is_a_usage_error(tmp_path):
+    """``python3 mybot_typo.py``: said before the match (exit 2, one line naming the
+    file and where it was looked for), not 1000 crashes."""
+    done = referee("match", f"{BOT_PYTHON} mybot_typo.py", COMPETENT, "--games", "2", cwd=tmp_path)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "no such file 'mybot_typo.py'" in done.stderr and str(tmp_path) in done.stderr
+
+
 def test_a_crash_quotes_the_end_of_its_stderr(tmp_path):
-    """``python3 mybot_typo.py``: the reason ('No such file') is in the verdict, on the
-    console and in the JSON, not only in a stderr file."""
+    """A bot that dies of an exception: the reason is in the verdict, on the console and
+    in the JSON, not only in a stderr file."""
+    broken = bot(tmp_path, "broken", "import sys\nimport no_such_module_xyz\n")
     summary = tmp_path / "s.json"
-    done = referee(
-        "match", f"{BOT_PYTHON} {tmp_path}/mybot_typo.py", COMPETENT, "--games", "2", "--json", str(summary)
-    )
+    done = referee("match", broken, COMPETENT, "--games", "2", "--json", str(summary))
     assert done.returncode == 0, done.stderr
     detail = json.loads(summary.read_text())["players"][0]["forfeit_details"][0]["detail"]
-    assert "exited with code 2 before its first answer" in detail
-    assert "stderr:" in detail and "No such file or directory" in detail
-    assert "No such file or directory" in done.stdout
+    assert "exited with code 1 before its first answer" in detail
+    assert "stderr:" in detail and "No module named 'no_such_module_xyz'" in detail
+    assert "no_such_module_xyz" in done.stdout
 
 
 def test_exit_127_explains_itself(tmp_path):
@@ -309,11 +316,24 @@ def test_a_failed_build_exits_3(tmp_path):
 # ------------------------------------------------------------------ 7. details and help
 
 
-def test_the_table_says_how_many_more_forfeits_are_in_the_json(tmp_path):
+def test_the_table_says_how_many_more_forfeits_there_are(tmp_path):
+    """Always "0": legal once a game (ones), then an illegal move that forfeits each of
+    30 games; the summary details 20, the table groups them and counts the other 10."""
     zero = bot(tmp_path, "zero", "import sys\nfor line in sys.stdin:\n    print(0, flush=True)\n")
-    done = referee("match", zero, COMPETENT, "--games", "8", "--no-pin")
-    assert re.search(r"zero: \d+ more in --json", done.stdout) or "×" in done.stdout, done.stdout
+    done = referee("match", zero, COMPETENT, "--games", "30", "--no-pin")
+    assert "zero: illegal ×20 at game 0 decision" in done.stdout, done.stdout
+    assert "zero: 10 more forfeits (counted above; the summary, --json, details the first 20" in done.stdout
     assert "position:" in done.stdout and "reply:" in done.stdout
+
+
+def test_a_reply_never_reaches_the_terminal_raw(tmp_path):
+    """A reply with an escape sequence and a NUL: escaped in the table and the details."""
+    nasty = bot(
+        tmp_path, "nasty", "import sys\nfor line in sys.stdin:\n    print('\\x1b[31mX\\x00', flush=True)\n"
+    )
+    done = referee("match", nasty, COMPETENT, "--games", "1", "--no-pin")
+    assert "\x1b" not in done.stdout and "\x00" not in done.stdout and "\x00" not in done.stderr
+    assert "\\x1b[31mX\\x00" in done.stdout, done.stdout
 
 
 def test_messages_show_text_not_python_bytes(tmp_path):

@@ -320,4 +320,10 @@ class Yahtzee(Game):
             line = wire.encode_position(card, opponent, [face] * 5, 3)
             state = YahtzeeState.from_position(line, random.Random(number))
             positions.append(CheckPosition(self.JOKER_KINDS[number], state))
+        # The second and third rolls come only to a bot that rerolls: pose them anyway,
+        # so that a bot that never rerolls is still checked on them.
+        fresh = [-1] * wire.NUM_ROWS + [0]
+        for roll in (2, 3):
+            line = wire.encode_position(fresh, fresh, [1, 2, 3, 5, 6], roll)
+            positions.append(CheckPosition(f"roll {roll}", YahtzeeState.from_position(line, random.Random(roll))))
         return positions
