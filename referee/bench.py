@@ -7,7 +7,10 @@ Three figures, each on one pinned core (as matches run):
 2. the referee's round trip with the same echo bot (``BotProcess.request``);
 3. a Yahtzee match between two trivial (instant, always legal) C bots, as time per
    decision: everything the referee does per decision — rules, encoding, legality,
-   bookkeeping — on top of the round trip.
+   bookkeeping — on top of the round trip;
+4. a dice-poker match between two instant C bots that always raise and call, as time
+   per deal against the 4 raw round trips a deal needs (2 decisions, 2 showdown lines,
+   each answered): the per-game cost, which rules a round robin of millions of deals.
 
 The bots are compiled with ``cc`` into a temporary directory.
 """
@@ -108,6 +111,17 @@ int main(void) {
 """
 
 
+# Instant: raise or call every time, and answer every information line too.
+DICE_POKER_FAST_C = r"""
+#include <stdio.h>
+int main(void) {
+    int op, b, state, d;
+    while (scanf("%d %d %d %d", &op, &b, &state, &d) == 4) { puts("1"); fflush(stdout); }
+    return 0;
+}
+"""
+
+
 def _compile(source: str, out: Path) -> Path:
     src = out.with_suffix(".c")
     src.write_text(source)
@@ -147,7 +161,18 @@ def match_us_per_decision(bot: Path, games_count: int) -> tuple[int, float, floa
     return decisions, elapsed, elapsed / decisions * 1e6
 
 
-def main(round_trips: int = 200_000, games: int = 1000) -> int:
+def dice_poker_us_per_deal(bot: Path, deals: int) -> tuple[float, float]:
+    """Seconds for ``deals`` deals, and µs per deal."""
+    game = games.get("dice-poker")()
+    specs = [BotSpec(name=f"caller-{i}", argv=[str(bot)], home=str(bot.parent)) for i in (1, 2)]
+    match = Match(game, specs, MatchConfig(game="dice-poker", games=deals, seed=1, pin=False))
+    started = time.perf_counter()
+    trio.run(match.run)
+    elapsed = time.perf_counter() - started
+    return elapsed, elapsed / deals * 1e6
+
+
+def main(round_trips: int = 200_000, games: int = 1000, deals: int = 100_000) -> int:
     if shutil.which(os.environ.get("CC", "cc")) is None:
         print("referee bench needs a C compiler (cc)", file=sys.stderr)
         return 2
@@ -157,9 +182,11 @@ def main(round_trips: int = 200_000, games: int = 1000) -> int:
         echo = _compile(ECHO_C, work / "echo")
         pingpong = _compile(PINGPONG_C, work / "pingpong")
         fast = _compile(YAHTZEE_FAST_C, work / "yahtzee_fast")
+        caller = _compile(DICE_POKER_FAST_C, work / "dice_poker_fast")
         raw = min(raw_round_trip_us(pingpong, echo, round_trips) for _ in range(3))
         ours = min(trio.run(referee_round_trip_us, echo, round_trips) for _ in range(3))
         decisions, seconds, per_decision = match_us_per_decision(fast, games)
+        deal_seconds, per_deal = dice_poker_us_per_deal(caller, deals)
         print(f"all on core {core}; best of 3 for the round trips")
         print(f"raw C round trip (C parent, C echo bot):   {raw:7.2f} µs")
         print(
@@ -167,6 +194,10 @@ def main(round_trips: int = 200_000, games: int = 1000) -> int:
         )
         print(
             f"{games}-game Yahtzee match, two C bots:     {per_decision:7.2f} µs per decision "
-            f"{per_decision / raw:5.2f}× raw (target ≤ 5×); {decisions} decisions in {seconds:.2f} s"
+            f"{per_decision / raw:5.2f}× raw (target ≤ 3×); {decisions} decisions in {seconds:.2f} s"
+        )
+        print(
+            f"{deals}-deal dice-poker match, two C bots: {per_deal:7.2f} µs per deal     "
+            f"{per_deal / (4 * raw):5.2f}× 4 raw round trips (target ≤ 2×); {deal_seconds:.2f} s"
         )
     return 0

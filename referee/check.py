@@ -64,7 +64,7 @@ from referee.games.base import CheckPosition, Game, GameState
 from referee.limits import LimitsOverride, MiB
 from referee.match import GameOutcome, Match, MatchConfig, MatchError
 from referee.process import BotProcess, describe_status, eof_grace_s
-from referee.verdict import BotFault, Verdict
+from referee.verdict import BotFault, Verdict, printable
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -573,11 +573,6 @@ def _item_of(fault: Fault) -> str:
     if verdict is Verdict.MEMORY:
         return "memory"
     return "answers"  # a crash: the request got no answer
-
-
-def printable(text: str) -> str:
-    """Bot output as one line: newlines and other control characters escaped."""
-    return "".join(c if c.isprintable() or c == " " else c.encode("unicode_escape").decode() for c in text)
 
 
 def _failure(fault: Fault) -> dict[str, str]:

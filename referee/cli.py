@@ -186,8 +186,9 @@ def build_parser() -> argparse.ArgumentParser:
     bench = sub.add_parser(
         "bench",
         help="measure the I/O path against the raw C figure",
-        description="Three figures on one pinned core: raw C round trips, the referee's round trip "
-        "with the same C echo bot, and a Yahtzee match between two instant C bots (needs cc).",
+        description="Four figures on one pinned core: raw C round trips, the referee's round trip "
+        "with the same C echo bot, a Yahtzee match and a dice-poker match between instant C bots "
+        "(needs cc).",
     )
     bench.add_argument(
         "--round-trips",
@@ -198,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     bench.add_argument(
         "--games", type=int, default=1000, metavar="N", help="games of the Yahtzee match (default 1000)"
+    )
+    bench.add_argument(
+        "--deals", type=int, default=100_000, metavar="N", help="deals of the dice-poker match (default 100000)"
     )
     parser.commands = {"match": match, "bench": bench}  # type: ignore[attr-defined]
     return parser
@@ -439,7 +443,7 @@ def cmd_games(_: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from referee import bench
 
-    return bench.main(round_trips=args.round_trips, games=args.games)
+    return bench.main(round_trips=args.round_trips, games=args.games, deals=args.deals)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
