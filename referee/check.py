@@ -61,7 +61,7 @@ import trio
 from referee import games, interrupts, sandbox
 from referee.botspec import BotSpec, BotSpecError, resolve
 from referee.games.base import CheckPosition, Game, GameState
-from referee.limits import LimitsOverride, MiB
+from referee.limits import Limits, LimitsOverride, MiB
 from referee.match import GameOutcome, Match, MatchConfig, MatchError
 from referee.process import BotProcess, describe_status, eof_grace_s
 from referee.verdict import BotFault, Verdict, printable
@@ -373,7 +373,8 @@ class CheckMatch(Match):
         plan: list[tuple[int, CheckPosition | None]],
         process_class: type[BotProcess],
     ) -> None:
-        super().__init__(game, specs, config, process_class=process_class)
+        super().__init__(game, specs, config, seat_factory=self._seat)
+        self._process_class = process_class
         self.plan = plan
         self._position: CheckPosition | None = None
         random_state = game.new_state
@@ -383,6 +384,19 @@ class CheckMatch(Match):
 
         # This Game instance is the check's own: its next game is the planned position.
         game.new_state = new_state  # type: ignore[method-assign]
+
+    def _seat(
+        self, spec: BotSpec, limits: Limits, *, stderr_path: Path | None, cpu_budget_s: float | None
+    ) -> BotProcess:
+        """The match's own process seat, as the recording subclass."""
+        return self._process_class(
+            spec,
+            limits,
+            stderr_path=stderr_path,
+            cpu_budget_s=cpu_budget_s,
+            layer=self.layer,
+            allow_root=self.config.allow_root_bots,
+        )
 
     async def play_game(self, index: int) -> GameOutcome:
         game_index, self._position = self.plan[index]

@@ -1,7 +1,7 @@
 """A match: the same bots play a series of games of one kind.
 
-The match owns the bots' lifetimes (all in one nursery, with the limits monitor beside
-them), seats them for each game (rotating, so every bot takes every seat equally
+The match owns the bots' lifetimes (all in one nursery; it knows them only as
+:class:`~referee.seats.Seat` objects), seats them for each game (rotating, so every bot takes every seat equally
 often), drives each game through the interface in :mod:`referee.games.base`, turns
 every failure into a verdict and the game's penalty, restarts or retires dead bots per
 the game's policy, and keeps the tallies.  It knows nothing about any particular game.
@@ -10,6 +10,7 @@ the game's policy, and keeps the tallies.  It knows nothing about any particular
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
 import random
@@ -27,9 +28,10 @@ import trio
 from referee import __version__, sandbox
 from referee.botspec import BotSpec
 from referee.games import DeadBot, Game, GameState
+from referee.games import get as get_game
 from referee.limits import Limits, LimitsOverride
-from referee.monitor import Monitor
 from referee.process import BotProcess, sweep_stale_directories
+from referee.seats import Seat, SeatFactory
 from referee.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
 
 #: How many forfeits per player are kept with full details in the summary.
@@ -91,6 +93,8 @@ class PlayerStats(msgspec.Struct):
     sandbox: str = ""
     #: The game's own per-seat counts, summed (GameState.tallies, e.g. hands won).
     tallies: dict[str, float] = {}
+    #: Games by the place taken (1 = first, shared places count for each).
+    placements: dict[int, int] = {}
 
     def report(self) -> dict[str, Any]:
         """The summary fields for ``--json`` (means computed here)."""
@@ -114,6 +118,7 @@ class PlayerStats(msgspec.Struct):
             "first_answer_ms": self.first_answer_ns_max / 1e6,
             "restarts": self.restarts,
             "sandbox": self.sandbox,
+            "placements": {str(place): n for place, n in sorted(self.placements.items())},
             **({"tallies": dict(self.tallies)} if self.tallies else {}),
         }
 
@@ -125,7 +130,7 @@ class Player:
     spec: BotSpec
     limits: Limits
     stats: PlayerStats
-    bot: BotProcess | None = None
+    bot: Seat | None = None
     #: The fault that ended the last process, while the player has no live one.
     down: Forfeit | None = None
     cpu_spent: float = 0.0
@@ -209,7 +214,7 @@ class Match:
         specs: Sequence[BotSpec],
         config: MatchConfig,
         *,
-        process_class: type[BotProcess] = BotProcess,
+        seat_factory: SeatFactory | None = None,
     ) -> None:
         if len(specs) not in game.seats:
             low, high = game.seats.start, game.seats.stop - 1
@@ -217,13 +222,14 @@ class Match:
             raise MatchError(f"{game.name} is played by {wanted} bots, got {len(specs)}")
         self.game = game
         self.config = config
-        #: What runs each bot (``referee check`` passes a subclass that records more).
-        self.process_class = process_class
+        #: What runs each bot: a sandboxed process unless told otherwise (``referee
+        #: check`` passes one that observes more; tests, in-process seats).
+        self.seat_factory = seat_factory
         self.players = [
             Player(
                 spec=spec,
                 limits=game.limits.lowered(spec.limits).merged(config.limits),
-                stats=PlayerStats(name=spec.name, forfeits={}, forfeit_details=[], tallies={}),
+                stats=PlayerStats(name=spec.name, forfeits={}, forfeit_details=[], tallies={}, placements={}),
             )
             for spec in specs
         ]
@@ -247,7 +253,6 @@ class Match:
         self._game_index = 0
         self._on_notice: Callable[[str], None] | None = None
         self._on_forfeit: Callable[[str, Forfeit], None] | None = None
-        self.monitor = Monitor()
         self._nursery: trio.Nursery | None = None
         self._log: BinaryIO | None = None
         self._exports: dict[str, tuple[TextIO, Callable[[dict[str, Any], list[str]], str]]] = {}
@@ -284,7 +289,6 @@ class Match:
         with pinned_to_one_core(self.config.pin), self._open_log():
             async with trio.open_nursery() as nursery:
                 self._nursery = nursery
-                nursery.start_soon(self.monitor.run)
                 try:
                     cannot_start = await self._start_all()
                     for index in range(self.config.games if cannot_start is None else 0):
@@ -372,14 +376,10 @@ class Match:
         assert self._nursery is not None
         if player.unstartable is not None:
             raise BotFault(Verdict.STARTUP, player.unstartable)
-        bot = self.process_class(
-            player.spec,
-            player.limits,
-            stderr_path=player.stderr_path,
-            cpu_budget_s=player.cpu_left,
-            layer=self.layer,
-            allow_root=self.config.allow_root_bots,
+        factory = self.seat_factory or functools.partial(
+            BotProcess, layer=self.layer, allow_root=self.config.allow_root_bots
         )
+        bot = factory(player.spec, player.limits, stderr_path=player.stderr_path, cpu_budget_s=player.cpu_left)
         try:
             await bot.start(self._nursery)
         except BotFault:
@@ -389,19 +389,18 @@ class Match:
             await bot.close()
             raise
         finally:
-            player.stats.sandbox = bot.sandbox  # what ran, or at least the layer asked for
+            player.stats.sandbox = bot.description  # what ran, or at least the layer asked for
         player.bot = bot
         player.down = None
-        self.monitor.watch(bot)
 
     async def _retire(self, player: Player) -> None:
         """Close the player's process and fold its figures into the player's tallies."""
         bot = player.bot
         if bot is None:
             return
-        self.monitor.forget(bot)
         await bot.close()
-        if bot.decisions:
+        used = bot.usage()
+        if used.decisions:
             player.failed_starts = 0
         elif bot.death is not None:
             # Died before its first answer: one more failed start.
@@ -409,14 +408,14 @@ class Match:
             player.down = Forfeit(bot.death, self._game_index, -1, bot.death_detail)
             self._maybe_give_up(player, self._game_index)
         stats = player.stats
-        player.cpu_spent += bot.cpu_s
+        player.cpu_spent += used.cpu_s
         stats.cpu_seconds = player.cpu_spent
-        stats.peak_rss_bytes = max(stats.peak_rss_bytes, bot.peak_rss)
-        stats.decisions += bot.decisions
-        stats.timed_decisions += max(bot.decisions - 1, 0)
-        stats.first_answer_ns_max = max(stats.first_answer_ns_max, bot.first_answer_ns)
-        stats.latency_ns_total += bot.latency_ns
-        stats.latency_ns_max = max(stats.latency_ns_max, bot.latency_max_ns)
+        stats.peak_rss_bytes = max(stats.peak_rss_bytes, used.peak_rss_bytes)
+        stats.decisions += used.decisions
+        stats.timed_decisions += max(used.decisions - 1, 0)
+        stats.first_answer_ns_max = max(stats.first_answer_ns_max, used.first_answer_ns)
+        stats.latency_ns_total += used.latency_ns_total
+        stats.latency_ns_max = max(stats.latency_ns_max, used.latency_ns_max)
         player.bot = None
 
     async def _close_all(self) -> None:
@@ -695,6 +694,7 @@ class Match:
             stats.games += 1
             stats.score_total += score
             stats.rank_total += rank
+            stats.placements[rank] = stats.placements.get(rank, 0) + 1
             if rank != best:
                 stats.losses += 1
             elif shared:
@@ -751,3 +751,22 @@ class Match:
         }
         self._log.write(self._encoder.encode(record) + b"\n")
         self._log.flush()  # a crash or Ctrl-C keeps every finished game
+
+
+class MatchSpec(msgspec.Struct, frozen=True):
+    """Everything a match is, as pure data: what a process pool or a cluster worker
+    receives.  It pickles and encodes to JSON (``msgspec.json.encode(spec)``)."""
+
+    bots: list[BotSpec]
+    config: MatchConfig
+
+
+def run_match(spec: MatchSpec) -> MatchResult:
+    """Play the match ``spec`` describes, start to end, in a trio run of its own.
+
+    The same spec with deterministic bots gives the same games: the same ``--log``
+    lines, byte for byte (the summary's CPU and latency figures are measurements).
+    Raises :class:`MatchError` if the match cannot be played.
+    """
+    game = get_game(spec.config.game)(**spec.config.options)
+    return trio.run(Match(game, spec.bots, spec.config).run)

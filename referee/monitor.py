@@ -10,23 +10,36 @@ happens between samples.  Sampling costs ~15 µs per process plus one scan of /p
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import trio
 
 from referee import sandbox
-from referee.process import BotProcess
 
 DEFAULT_INTERVAL_S = 0.25
+
+
+class Sampled(Protocol):
+    """What the monitor watches: a bot process that can measure itself."""
+
+    @property
+    def alive(self) -> bool: ...
+
+    def sample(self) -> None: ...
 
 
 class Monitor:
     def __init__(self, interval: float = DEFAULT_INTERVAL_S) -> None:
         self.interval = interval
-        self._bots: set[BotProcess] = set()
+        self._bots: set[Sampled] = set()
+        #: True from creation until its task ends (a monitor whose task has ended is
+        #: never reused).
+        self.running = True
 
-    def watch(self, bot: BotProcess) -> None:
+    def watch(self, bot: Sampled) -> None:
         self._bots.add(bot)
 
-    def forget(self, bot: BotProcess) -> None:
+    def forget(self, bot: Sampled) -> None:
         bot.sample()
         self._bots.discard(bot)
 
@@ -40,6 +53,23 @@ class Monitor:
 
     async def run(self) -> None:
         """Sample forever; cancel the surrounding scope to stop."""
-        while True:
-            await trio.sleep(self.interval)
-            self.sample_all()
+        try:
+            while True:
+                await trio.sleep(self.interval)
+                self.sample_all()
+        finally:
+            self.running = False
+
+
+_SHARED: trio.lowlevel.RunVar[Monitor | None] = trio.lowlevel.RunVar("referee_monitor", default=None)
+
+
+def shared_monitor(nursery: trio.Nursery) -> Monitor:
+    """The trio run's monitor, started in ``nursery`` if it is not running: every bot
+    of a run is sampled by one task."""
+    monitor = _SHARED.get()
+    if monitor is None or not monitor.running:
+        monitor = Monitor()
+        _SHARED.set(monitor)
+        nursery.start_soon(monitor.run)
+    return monitor

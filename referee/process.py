@@ -38,7 +38,9 @@ from protocol.lines import show
 from referee import sandbox
 from referee.botspec import BotSpec
 from referee.limits import Limits
+from referee.monitor import Monitor, shared_monitor
 from referee.sandbox import spawn
+from referee.seats import Seat, SeatUsage
 from referee.verdict import BotFault, Verdict, printable
 
 _READ_SIZE = 1 << 16
@@ -165,8 +167,12 @@ class StderrCapture:
         return bytes(self.head) + note.encode() + tail
 
 
-class BotProcess:
-    """A running bot.  Create, ``await start(nursery)``, talk, ``await close()``."""
+class BotProcess(Seat):
+    """A running bot.  Create, ``await start(nursery)``, talk, ``await close()``.
+
+    The process seat: its sandbox, its limits monitor (a shared one per trio run, see
+    :mod:`referee.monitor`), its stderr capture and its fast path are its own business.
+    """
 
     def __init__(
         self,
@@ -177,8 +183,11 @@ class BotProcess:
         cpu_budget_s: float | None = None,
         layer: sandbox.Layer = sandbox.Layer.RLIMITS,
         allow_root: bool = False,
+        monitor: Monitor | None = None,
     ) -> None:
         self.spec = spec
+        #: What samples its CPU and memory: the run's shared monitor unless one is given.
+        self._monitor = monitor
         self.layer = layer
         self.allow_root = allow_root
         #: What isolation actually ran (the layer, the uid, why anything is missing).
@@ -311,6 +320,9 @@ class BotProcess:
                     self._supervisors.update(child.pid for child in self._ps.children())
         self._started_at = trio.current_time()
         nursery.start_soon(self._drain_stderr)
+        if self._monitor is None:
+            self._monitor = shared_monitor(nursery)
+        self._monitor.watch(self)
 
     def _cannot_start(self, detail: str, uid: int | None) -> BotFault:
         """Undo what start() set up and return the STARTUP fault to raise."""
@@ -340,6 +352,8 @@ class BotProcess:
         # Shielded: every step is bounded, and a cancelled close must not leave the bot
         # running (a second close would find _closed set and do nothing).
         with trio.CancelScope(shield=True):
+            if self._monitor is not None:
+                self._monitor.forget(self)  # one last sample first
             self._closed = True
             self._close_fd("_wfd")  # EOF on its stdin: a well-behaved bot exits now
             if self.death is None:
@@ -630,6 +644,21 @@ class BotProcess:
         return BotFault(self.death or Verdict.CRASH, self.death_detail)
 
     # ------------------------------------------------------------------ accounting
+
+    @property
+    def description(self) -> str:
+        return self.sandbox
+
+    def usage(self) -> SeatUsage:
+        counters = self._counters
+        return SeatUsage(
+            cpu_s=self.cpu_s,
+            peak_rss_bytes=self.peak_rss,
+            decisions=counters[_ANSWERED],
+            latency_ns_total=counters[_LATENCY_SUM],
+            latency_ns_max=counters[_LATENCY_MAX],
+            first_answer_ns=counters[_FIRST_ANSWER],
+        )
 
     def sample(self) -> None:
         """Update CPU and memory from the whole process tree (called by the monitor).

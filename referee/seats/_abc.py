@@ -1,0 +1,95 @@
+"""The seat interface: everything a match knows about a participant.
+
+A match drives each bot through this small surface and nothing else::
+
+    seat = factory(spec, limits, stderr_path=..., cpu_budget_s=...)
+    await seat.start(nursery)        # BotFault(STARTUP) if it cannot start
+    reply = await seat.request(line) # one line out, one line back; BotFault on a fault
+    await seat.tell(line)            # an information line (its answer, if due, is dropped)
+    seat.kill(verdict, detail)       # end it now, with that verdict
+    await seat.close()               # bounded; always called, also after a fault
+    seat.usage()                     # CPU, memory, decisions, latencies: right at any time
+
+How a seat runs its bot — a sandboxed process with a limits monitor and a stderr
+capture (:class:`referee.process.BotProcess`), a Python callable in the referee's own
+process (:class:`referee.seats.inprocess.InProcessSeat`), later a TCP connection or a
+human at a terminal — is its own business.  A seat reports how it ended through
+``death`` (a :class:`~referee.verdict.Verdict`, ``None`` while it may still play) and
+``death_detail``; the match turns faults into the game's penalties.
+"""
+
+from __future__ import annotations
+
+import abc
+from pathlib import Path
+from typing import Protocol
+
+import msgspec
+import trio
+
+from referee.botspec import BotSpec
+from referee.limits import Limits
+from referee.verdict import Verdict
+
+
+class SeatUsage(msgspec.Struct, frozen=True):
+    """What a seat has used so far (since it started)."""
+
+    cpu_s: float = 0.0
+    peak_rss_bytes: int = 0
+    #: Requests answered, the first included.
+    decisions: int = 0
+    #: Summed and longest latency of every answer but the first (which carries startup).
+    latency_ns_total: int = 0
+    latency_ns_max: int = 0
+    first_answer_ns: int = 0
+
+
+class Seat(abc.ABC):
+    """One participant of a match, for the length of one life (a restart is a new seat)."""
+
+    #: Why it cannot play any more, once it cannot; ``None`` while it can.
+    death: Verdict | None = None
+    death_detail: str = ""
+
+    @property
+    @abc.abstractmethod
+    def alive(self) -> bool:
+        """Started and not dead."""
+
+    @property
+    @abc.abstractmethod
+    def description(self) -> str:
+        """What runs it, for the results (e.g. its isolation)."""
+
+    @abc.abstractmethod
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Bring it up; tasks it needs run in ``nursery``.  ``BotFault(STARTUP)`` if it cannot."""
+
+    @abc.abstractmethod
+    async def request(self, line: bytes) -> bytes:
+        """Send ``line`` (ending in a newline); return the reply without its newline."""
+
+    @abc.abstractmethod
+    async def tell(self, line: bytes, expects_reply: bool = False) -> None:
+        """Send an information line; an answer the game demands is read and dropped."""
+
+    @abc.abstractmethod
+    def kill(self, verdict: Verdict, detail: str) -> None:
+        """End it now with ``verdict`` (the first cause wins).  Synchronous and quick."""
+
+    @abc.abstractmethod
+    async def close(self) -> None:
+        """Release everything it holds; bounded in time, safe to call twice."""
+
+    @abc.abstractmethod
+    def usage(self) -> SeatUsage: ...
+
+
+class SeatFactory(Protocol):
+    """Makes the seat of a bot for one life; ``cpu_budget_s`` is what is left of the
+    match's CPU budget (``None``: no budget), ``stderr_path`` where its stderr may go."""
+
+    def __call__(
+        self, spec: BotSpec, limits: Limits, *, stderr_path: Path | None, cpu_budget_s: float | None
+    ) -> Seat: ...
