@@ -139,9 +139,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     options = match.add_argument_group("game options")
     offered: dict[str, list[str]] = {}
+    first_spec: dict[str, object] = {}
     for name, cls in games.available().items():
         for option, spec in cls.option_specs.items():
+            if option in first_spec and (first_spec[option].type, first_spec[option].help) != (spec.type, spec.help):
+                # One flag cannot mean two things: a game must name its option apart.
+                raise ValueError(f"game option --{option} of {name} clashes with {offered[option][0]}'s")
             if option not in offered:
+                first_spec[option] = spec
                 offered[option] = []
                 options.add_argument(
                     "--" + option.replace("_", "-"),

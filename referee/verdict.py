@@ -15,7 +15,6 @@ import msgspec
 
 
 class Verdict(enum.StrEnum):
-    OK = "ok"
     #: The reply parsed but the rules do not allow it here.
     ILLEGAL = "illegal"
     #: The reply does not parse, is over-long, or came when no reply was due.

@@ -44,7 +44,7 @@ V = {
 MEAN_V = -0.30652  # reference §4: mean over B uniform on 3..18
 BETS = range(3, 19)
 DICE = range(1, 7)
-VERDICTS = [v for v in Verdict if v is not Verdict.OK]
+VERDICTS = list(Verdict)
 
 
 def load_equilibrium_player():

@@ -28,7 +28,7 @@ from protocol import holdem as wire
 from referee import games
 from referee.botspec import BotSpec
 from referee.games.holdem import BETTING, OVER, SHOWING, Holdem, HoldemState, category
-from referee.games.holdem_phh import game_to_phh
+from referee.games.holdem_phh import phh_writer
 from referee.match import Match, MatchConfig
 from referee.verdict import ProtocolError, Verdict
 
@@ -652,7 +652,7 @@ def test_phh_export_replays_in_pokerkit() -> None:
             else:
                 passive(state)
         summary = state.summary()
-        text = game_to_phh(summary, [f"bot{i}" for i in range(n)])
+        text = phh_writer()(summary, [f"bot{i}" for i in range(n)])
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             histories = list(HandHistory.loads_all(text))

@@ -401,3 +401,18 @@ def test_the_log_keeps_a_faulted_reply_whole(tmp_path):
     moves = json.loads(log.read_text())["moves"]
     faulted = [m for m in moves if len(m) == 5]
     assert faulted and faulted[0][2] == long_reply and faulted[0][1].startswith("turn ")
+
+
+def test_placements_count_every_place_for_any_seat_count(tmp_path):
+    """Four Liar's Dice seats: each game gives one first place (the seed's single
+    winner) and one of each other place; wins are first places."""
+    summary = tmp_path / "s.json"
+    done = referee(
+        "match", READER, READER, READER, READER, "--game", "liars-dice", "--games", "8", "--json", str(summary)
+    )
+    assert done.returncode == 0, done.stderr
+    players = json.loads(summary.read_text())["players"]
+    for place in ("1", "2", "3", "4"):
+        assert sum(p["placements"].get(place, 0) for p in players) == 8
+    assert all(p["wins"] == p["placements"].get("1", 0) for p in players)
+    assert all(p["wins"] + p["losses"] + p["draws"] == 8 for p in players)

@@ -1,11 +1,13 @@
 """Export a Hold'em game's log record to PHH, the poker hand-history standard, via pokerkit.
 
-Entry point: :func:`game_to_phh` (one PHH section per hand, ``[1]``, ``[2]``, ...).  It reads
-``summary`` as :meth:`referee.games.holdem.HoldemState.summary` writes it into the JSON
-lines log, so a finished match can be exported later::
+Entry point: :func:`phh_writer` (one PHH section per hand, ``[1]``, ``[2]``, ... numbered
+across a match).  It reads ``summary`` as :meth:`referee.games.holdem.HoldemState.summary`
+writes it into the JSON lines log, so a finished match can be exported later::
 
-    record = json.loads(line)                       # one line of ``referee match --log``
-    text = game_to_phh(record["summary"], record["seats"])
+    write = phh_writer()
+    for line in log:                                # the lines of ``referee match --log``
+        record = json.loads(line)
+        text = write(record["summary"], record["seats"])
 
 PHH numbers a hand's players p1..pN in pokerkit's order: p1 is the first player left of
 the dealer (the small blind), pN the dealer.  Heads-up with the seed's quirks the player
@@ -92,13 +94,6 @@ def hand_histories(summary: dict[str, Any], players: Sequence[str] | None = None
             )
         )
     return histories
-
-
-def game_to_phh(summary: dict[str, Any], players: Sequence[str] | None = None) -> str:
-    """The PHH text of every hand of a game: ``summary`` from the log, ``players`` the names by seat."""
-    from pokerkit import HandHistory
-
-    return HandHistory.dumps_all(hand_histories(summary, players)) + "\n"
 
 
 def phh_writer() -> Callable[[dict[str, Any], Sequence[str]], str]:
