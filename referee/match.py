@@ -31,7 +31,7 @@ from referee.games import DeadBot, Game, GameState
 from referee.games import get as get_game
 from referee.limits import Limits, LimitsOverride
 from referee.process import BotProcess, sweep_stale_directories
-from referee.seats import Seat, SeatFactory
+from referee.seats import Seat, SeatFactory, SeatUsage
 from referee.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
 
 #: How many forfeits per player are kept with full details in the summary.
@@ -95,6 +95,16 @@ class PlayerStats(msgspec.Struct):
     tallies: dict[str, float] = {}
     #: Games by the place taken (1 = first, shared places count for each).
     placements: dict[int, int] = {}
+
+    def fold(self, used: SeatUsage) -> None:
+        """Add one life's figures (a seat's usage) to these totals."""
+        self.cpu_seconds += used.cpu_s
+        self.peak_rss_bytes = max(self.peak_rss_bytes, used.peak_rss_bytes)
+        self.decisions += used.decisions
+        self.timed_decisions += max(used.decisions - 1, 0)
+        self.first_answer_ns_max = max(self.first_answer_ns_max, used.first_answer_ns)
+        self.latency_ns_total += used.latency_ns_total
+        self.latency_ns_max = max(self.latency_ns_max, used.latency_ns_max)
 
     def report(self) -> dict[str, Any]:
         """The summary fields for ``--json`` (means computed here)."""
@@ -409,13 +419,7 @@ class Match:
             self._maybe_give_up(player, self._game_index)
         stats = player.stats
         player.cpu_spent += used.cpu_s
-        stats.cpu_seconds = player.cpu_spent
-        stats.peak_rss_bytes = max(stats.peak_rss_bytes, used.peak_rss_bytes)
-        stats.decisions += used.decisions
-        stats.timed_decisions += max(used.decisions - 1, 0)
-        stats.first_answer_ns_max = max(stats.first_answer_ns_max, used.first_answer_ns)
-        stats.latency_ns_total += used.latency_ns_total
-        stats.latency_ns_max = max(stats.latency_ns_max, used.latency_ns_max)
+        stats.fold(used)
         player.bot = None
 
     async def _close_all(self) -> None:
@@ -703,7 +707,14 @@ class Match:
                 stats.wins += 1
 
     def result(self) -> MatchResult:
-        # Live processes' figures are folded in at retirement; show them even mid-match.
+        """The summary so far: right mid-match too (live seats' figures included)."""
+        reports = []
+        for player in self.players:
+            stats = player.stats
+            if player.bot is not None:  # folded in for good only when it retires
+                stats = msgspec.structs.replace(stats)
+                stats.fold(player.bot.usage())
+            reports.append(stats.report())
         return MatchResult(
             game=self.game.name,
             seed=self.config.seed,
@@ -712,7 +723,7 @@ class Match:
             completed=self.completed,
             referee_version=__version__,
             sandbox=self.layer.value,
-            players=[p.stats.report() for p in self.players],
+            players=reports,
             options=dict(self.config.options),
             stopped=self.stopped,
         )

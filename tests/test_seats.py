@@ -140,3 +140,24 @@ def test_run_match_takes_a_picklable_spec_and_repeats_itself(built_samples, tmp_
         assert result.games_played == 5 and result.completed
         logs.append(log.read_bytes())
     assert logs[0] == logs[1]
+
+
+def test_the_summary_is_right_mid_match(tmp_path):
+    """Match.result() during the match counts the live seats' decisions and CPU (it
+    used to show 0 until a bot was retired at the end)."""
+    greedy = _greedy()
+    seen = []
+    config = MatchConfig(game="yahtzee", games=3, seed=5, pin=False)
+    match = Match(
+        games.get("yahtzee")(),
+        _specs("a", "b"),
+        config,
+        seat_factory=InProcessSeat.factory({"a": greedy, "b": greedy}),
+    )
+
+    def on_game(outcome) -> None:
+        seen.append({p["name"]: p["decisions"] for p in match.result().players})
+
+    final = trio.run(match.run, on_game)
+    assert seen[0]["a"] >= 13 and seen[1]["a"] > seen[0]["a"]
+    assert {p["name"]: p["decisions"] for p in final.players} == seen[-1]
