@@ -112,15 +112,18 @@ _RUNNERS = {
 }
 
 
-def _missing_script(words: list[str]) -> str | None:
-    """The first argument that names a script (a path, or a name with a script's
-    suffix) and does not exist, if any: it was left relative because it is not there."""
-    for word in words:
-        if word.startswith("-") or os.path.exists(word):
-            continue
-        suffix = Path(word).suffix.lower()
-        if suffix in _RUNNERS or suffix in _SCRIPT_SUFFIXES or ("/" in word and not os.path.isabs(word)):
-            return word
+def _missing_script(words: list[str], cwd: Path) -> str | None:
+    """The script a command names first, if it has a script's suffix and is not there
+    (``python3 mybot_typo.py``).  Only the first argument: later ones may be files the
+    bot creates, URLs, or code (``python3 -c ...``, ``sh -c ...`` start with an option)."""
+    if not words:
+        return None
+    word = words[0]
+    if word.startswith("-"):
+        return None
+    suffix = Path(word).suffix.lower()
+    if (suffix in _RUNNERS or suffix in _SCRIPT_SUFFIXES) and not (cwd / word).exists():
+        return word
     return None
 
 
@@ -165,7 +168,7 @@ def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
     program = argv[0]
     if not os.path.isabs(program) and shutil.which(program) is None:
         raise BotSpecError(f"{arg}: no such file, directory or command {program!r}")
-    missing = _missing_script(argv[1:])
+    missing = _missing_script(argv[1:], cwd)
     if missing is not None:
         # "python3 mybot_typo.py" would start, fail to open its script in the bot's
         # private directory, and crash every game: say it now.

@@ -1046,9 +1046,10 @@ def main(args: argparse.Namespace) -> int:
         options=options,
     )
     # A stop signal ends the check cleanly (bots closed) and prints what it found so far.
-    with interrupts.catching(raise_=False) as signals:
+    with interrupts.catching() as guard:
+        guard.raising = False
         try:
-            run = play(game_cls, options, bot, opponents, config, args.games, signals)
+            run = play(game_cls, options, bot, opponents, config, args.games, guard.seen)
         finally:
             shutil.rmtree(stderr_dir, ignore_errors=True)
     if run.cannot_start and not run.cannot_start.startswith(f"bot {bot.name} "):

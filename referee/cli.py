@@ -9,6 +9,7 @@ for SIGTERM, 129 for SIGHUP) — then the summary of the games played is still w
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
 import os
 import secrets
@@ -31,6 +32,8 @@ from referee.verdict import printable
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_CANNOT_START = 3
+#: The match was played but its summary could not be written (the disk filled up).
+EXIT_CANNOT_WRITE = 4
 BUILD_TIMEOUT_S = 600
 #: Seconds between two rewrites of the ``--json`` summary during a match
 #: (``REFEREE_CHECKPOINT_EVERY_S`` changes it).
@@ -41,8 +44,10 @@ EXIT_CODES_HELP = """exit status:
   2    usage error (bad option, bot path or output path), one line on stderr
   3    a bot cannot start, so the match could not be played (with more than two
        bots, or --keep-going, it forfeits its games instead and the others play on)
+  4    the match was played but the --json summary could not be written (disk full)
   130  interrupted (Ctrl-C); 143 for SIGTERM, 129 for SIGHUP: the bots are closed and
-       the summary of the games played so far is written, marked as stopped
+       the summary of the games played so far is written, marked as stopped (a third
+       Ctrl-C ends the referee at once)
 
 writing a bot: docs/writing-a-bot.md; each game's lines: docs/protocols/;
 check a bot before a match: referee check BOT --game GAME"""
@@ -236,10 +241,10 @@ def _build(spec: BotSpec) -> str | None:
             check=False,
         )
     except subprocess.TimeoutExpired:
-        return f"bot {spec.name} cannot start: its build took over {BUILD_TIMEOUT_S} s"
+        return f"its build took over {BUILD_TIMEOUT_S} s"
     if done.returncode != 0:
         tail = stderr_tail(done.stderr.decode("utf-8", "replace") or done.stdout.decode("utf-8", "replace"))
-        return f"bot {spec.name} cannot start: its build failed (exit {done.returncode}): {tail}"
+        return f"its build failed (exit {done.returncode}): {tail}"
     return None
 
 
@@ -251,7 +256,7 @@ def _say_sandbox(layer: sandbox.Layer) -> None:
     if warning is None and layer is not sandbox.Layer.NONE:
         warning = sandbox.best_possible_note()
     if warning is not None:
-        print(f"referee: {warning}", file=sys.stderr)
+        _say(warning)
 
 
 def _check_outputs(args: argparse.Namespace) -> str | None:
@@ -280,16 +285,26 @@ def _stderr_note(match: Match, kept: bool) -> str | None:
 
 
 def cmd_match(args: argparse.Namespace) -> int:
-    try:
-        with interrupts.catching():
+    with interrupts.catching() as guard:
+        try:
             prepared = _prepare_match(args)
-    except interrupts.Interrupted as exc:
-        print(f"referee: {exc} before the first game", file=sys.stderr)
-        return interrupts.exit_status(exc.signum)
-    if isinstance(prepared, int):
-        return prepared
-    match, config = prepared
-    return _play(match, config, args)
+        except interrupts.Interrupted as exc:
+            _say(f"{exc} before the first game")
+            return interrupts.exit_status(exc.signum)
+        if isinstance(prepared, int):
+            return prepared
+        # From here on a signal never cuts the summary short: the match is cancelled
+        # cleanly, and signals while it is written up are only remembered.
+        guard.raising = False
+        match, config = prepared
+        return _play(match, config, args, guard)
+
+
+def _say(line: str) -> None:
+    """One line on stderr, if stderr is still there (a hung-up terminal, a closed pipe:
+    the summary matters more than the message)."""
+    with contextlib.suppress(OSError):
+        print(f"referee: {line}", file=sys.stderr, flush=True)
 
 
 def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
@@ -297,20 +312,20 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
     try:
         specs = unique_names(resolve(arg) for arg in args.bots)
     except BotSpecError as exc:
-        print(f"referee: {exc}", file=sys.stderr)
+        _say(str(exc))
         return EXIT_USAGE
     game_class = games.get(args.game)
     if args.games is None:
         args.games = game_class.default_games
     if args.games < 1:
-        print("referee: --games must be at least 1", file=sys.stderr)
+        _say("--games must be at least 1")
         return EXIT_USAGE
     if args.give_up_after < 1:
-        print("referee: --give-up-after must be at least 1", file=sys.stderr)
+        _say("--give-up-after must be at least 1")
         return EXIT_USAGE
     problem = _check_outputs(args)
     if problem is not None:
-        print(f"referee: {problem}", file=sys.stderr)
+        _say(problem)
         return EXIT_USAGE
     seed = args.seed if args.seed is not None else secrets.randbits(32)
     keep_going = args.keep_going if args.keep_going is not None else len(specs) > 2
@@ -338,14 +353,13 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
         game = game_class(**config.options)
         match = Match(game, specs, config)
     except (MatchError, TypeError, ValueError) as exc:
-        print(f"referee: {exc}", file=sys.stderr)
+        _say(str(exc))
         return EXIT_USAGE
     for spec in specs:
         if spec.build and not args.build:
-            print(
-                f"referee: not running bot {spec.name}'s build command ({spec.build}): a build runs "
+            _say(
+                f"not running bot {spec.name}'s build command ({spec.build}): a build runs "
                 "outside the sandbox; pass --build to run it (only for bots you trust)",
-                file=sys.stderr,
             )
         elif spec.build:
             failure = _build(spec)
@@ -353,22 +367,21 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
                 continue
             failure = printable(failure)
             if not keep_going:
-                print(f"referee: {failure}", file=sys.stderr)
+                _say(f"bot {spec.name} cannot start: {failure}")
                 return EXIT_CANNOT_START
-            print(f"referee: {failure}; it forfeits its games, the others play on", file=sys.stderr)
-            match.mark_unstartable(spec.name, failure)
+            match.mark_unstartable(spec.name, failure)  # the match says so when it starts
     if len(specs) < game.default_seats:
-        print(
-            f"referee: {game.name}: the seed seats {game.default_seats} bots a game; this match seats "
+        _say(
+            f"{game.name}: the seed seats {game.default_seats} bots a game; this match seats "
             f"{len(specs)} (name the bots more than once, e.g. A B A B, for full tables)",
-            file=sys.stderr,
         )
     _say_sandbox(match.layer)
     return match, config
 
 
-def _play(match: Match, config: MatchConfig, args: argparse.Namespace) -> int:
-    """Play the match and write what it leaves, whatever ends it."""
+def _play(match: Match, config: MatchConfig, args: argparse.Namespace, guard: interrupts.Guard) -> int:
+    """Play the match and write what it leaves, whatever ends it: the summary first,
+    then the messages (which may fail if the terminal is gone)."""
     title = f"{match.game.name} seed {config.seed}"
     progress = MatchProgress(title, config.games, quiet=args.quiet)
     last_checkpoint = time.monotonic()
@@ -382,7 +395,10 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace) -> int:
             last_checkpoint = now
             checkpoint = match.result()
             checkpoint.stopped = f"in progress (this summary is rewritten every {CHECKPOINT_EVERY_S:g} s)"
-            output.write_summary(args.json, checkpoint)
+            try:
+                output.write_summary(args.json, checkpoint)
+            except OSError as exc:  # a full disk must not end the match; the final write says
+                progress.notice(f"could not rewrite the summary: {exc.strerror or exc}")
 
     async def play() -> MatchResult:
         cannot_start: MatchError | None = None
@@ -400,26 +416,33 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace) -> int:
 
     started = time.perf_counter()
     code = EXIT_OK
-    # From here on a signal never cuts the summary short: the match is cancelled
-    # cleanly, and signals during the writing below are only remembered.
-    with interrupts.catching(raise_=False):
+    message = None
+    try:
+        with progress:
+            _, signum = trio.run(interrupts.run_until_signalled, play, guard)
+    except MatchError as exc:
+        message = printable(str(exc))
+        code = EXIT_CANNOT_START
+    else:
+        if signum is not None and not match.completed:
+            match.stopped = interrupts.describe(signum)
+            message = f"{match.stopped} after {match.games_played} games"
+    if guard.seen and code == EXIT_OK:
+        # Stopped, or interrupted while the finished match was being closed.
+        code = interrupts.exit_status(guard.seen[0])
+    result = match.result()
+    elapsed = time.perf_counter() - started
+    if args.json:
         try:
-            with progress:
-                _, signum = trio.run(interrupts.run_until_signalled, play)
-        except MatchError as exc:
-            print(f"referee: {printable(str(exc))}", file=sys.stderr)
-            code = EXIT_CANNOT_START
-        else:
-            if signum is not None:
-                match.stopped = interrupts.describe(signum)
-                code = interrupts.exit_status(signum)
-                print(f"referee: {match.stopped} after {match.games_played} games", file=sys.stderr)
-        result = match.result()
-        elapsed = time.perf_counter() - started
-        if args.json:
             output.write_summary(args.json, result)
-        note = _stderr_note(match, kept=args.stderr_dir is not None)
-        if result.games_played:  # a table of zeros says nothing the line on stderr did not
+        except OSError as exc:
+            _say(f"could not write the summary {args.json}: {exc.strerror or exc}")
+            code = code or EXIT_CANNOT_WRITE
+    note = _stderr_note(match, kept=args.stderr_dir is not None)
+    if message is not None:
+        _say(message)
+    if result.games_played:  # a table of zeros says nothing the line on stderr did not
+        with contextlib.suppress(OSError):
             output.print_table(result, elapsed, note)
     return code
 

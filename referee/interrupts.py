@@ -6,9 +6,10 @@ do none of that: SIGINT raises ``KeyboardInterrupt`` wherever the program happen
 (inside trio, a traceback of nested exception groups), and SIGTERM and SIGHUP end the
 process on the spot.  So:
 
-* before and after the trio run, :func:`catching` turns the three signals into an
-  :class:`Interrupted` exception (before) or just remembers them (after, while the
-  summary is being written: a second Ctrl-C must not cut a file in half);
+* before and after the trio run, :func:`catching`'s :class:`Guard` turns the three
+  signals into an :class:`Interrupted` exception (before) or just remembers them (after,
+  while the summary is being written: a second Ctrl-C must not cut a file in half); a
+  third signal ends the process at once;
 * during it, :func:`run_until_signalled` runs the work in a nursery beside a task that
   waits for one of the signals and cancels the work; the work's own ``finally`` blocks
   (shielded, bounded) do the cleaning.
@@ -20,6 +21,7 @@ SIGINT, 143 for SIGTERM, 129 for SIGHUP.
 from __future__ import annotations
 
 import contextlib
+import os
 import signal
 from collections.abc import Awaitable, Callable, Iterator
 from typing import TypeVar
@@ -52,28 +54,53 @@ def describe(signum: int) -> str:
         return f"interrupted by signal {signum}"
 
 
-@contextlib.contextmanager
-def catching(raise_: bool = True) -> Iterator[list[int]]:
-    """Handle the stop signals for the duration: raise :class:`Interrupted` at once
-    (``raise_``), or only record them in the yielded list.  The previous handlers are
-    restored afterwards."""
-    seen: list[int] = []
+#: A third stop signal ends the process at once: the escape hatch if cleaning up ever
+#: took too long (the summary may then be the last checkpoint).
+FORCE_AFTER = 3
 
-    def handler(signum: int, _frame: object) -> None:
-        seen.append(signum)
-        if raise_:
+
+class Guard:
+    """The stop signals' handler while a run is set up, played and written up.
+
+    While ``raising``, a signal raises :class:`Interrupted` where the program is (set
+    up: nothing to save yet).  Otherwise it is only recorded in ``seen``: the trio run
+    takes over then, and the writing afterwards must not be cut in half.  The
+    :data:`FORCE_AFTER`-th signal exits at once, whatever the mode.
+    """
+
+    def __init__(self) -> None:
+        self.raising = True
+        self.seen: list[int] = []
+
+    def handle(self, signum: int, _frame: object) -> None:
+        self.seen.append(signum)
+        if len(self.seen) >= FORCE_AFTER:
+            os._exit(exit_status(signum))
+        if self.raising:
             raise Interrupted(signum)
 
-    previous = {sig: signal.signal(sig, handler) for sig in STOP_SIGNALS}
+
+@contextlib.contextmanager
+def catching() -> Iterator[Guard]:
+    """Handle the stop signals with a :class:`Guard` for the duration; the previous
+    handlers are restored afterwards."""
+    guard = Guard()
+    previous = {sig: signal.signal(sig, guard.handle) for sig in STOP_SIGNALS}
     try:
-        yield seen
+        yield guard
     finally:
         for sig, old in previous.items():
             signal.signal(sig, old)
 
 
-async def run_until_signalled(work: Callable[[], Awaitable[T]]) -> tuple[T | None, int | None]:
+async def run_until_signalled(
+    work: Callable[[], Awaitable[T]], guard: Guard | None = None
+) -> tuple[T | None, int | None]:
     """Run ``work()``; on the first stop signal, cancel it.
+
+    A signal the ``guard`` recorded before this run could listen counts as the first.
+    Later ones are counted on the guard too, so that the :data:`FORCE_AFTER`-th ends
+    the process even while the work cleans up.
 
     Returns ``(result, None)`` when the work finished, ``(None, signum)`` when a signal
     cancelled it; an exception that ``work()`` raises is raised as itself, not wrapped
@@ -92,7 +119,14 @@ async def run_until_signalled(work: Callable[[], Awaitable[T]]) -> tuple[T | Non
 
             async def watch() -> None:
                 nonlocal stopped_by
+                if guard is not None and guard.seen and not finished:
+                    stopped_by = guard.seen[0]  # arrived while the run was starting
+                    work_scope.cancel()
                 async for signum in signals:
+                    if guard is not None:
+                        guard.seen.append(signum)
+                        if len(guard.seen) >= FORCE_AFTER:
+                            os._exit(exit_status(signum))
                     if stopped_by is None and not finished:
                         stopped_by = signum
                         work_scope.cancel()

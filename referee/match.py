@@ -15,6 +15,7 @@ import hashlib
 import os
 import random
 import secrets
+import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -410,7 +411,7 @@ class Match:
             return
         await bot.close()
         used = bot.usage()
-        if used.decisions:
+        if used.answered or used.decisions:
             player.failed_starts = 0
         elif bot.death is not None:
             # Died before its first answer: one more failed start.
@@ -780,4 +781,9 @@ def run_match(spec: MatchSpec) -> MatchResult:
     Raises :class:`MatchError` if the match cannot be played.
     """
     game = get_game(spec.config.game)(**spec.config.options)
-    return trio.run(Match(game, spec.bots, spec.config).run)
+    match = Match(game, spec.bots, spec.config)
+    try:
+        return trio.run(match.run)
+    finally:
+        if spec.config.stderr_dir is None:  # the default one is temporary
+            shutil.rmtree(match.stderr_dir, ignore_errors=True)

@@ -12,6 +12,7 @@ import contextlib
 import os
 import re
 import sys
+import tempfile
 from pathlib import Path
 
 import msgspec
@@ -57,16 +58,24 @@ def unusable_directory(path: str) -> str | None:
 def write_atomically(path: str, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step (temporary file, fsync, rename)."""
     target = Path(path)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
+    # A fresh name (O_EXCL): a link planted at a predictable name is never followed.
+    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
-        with open(temporary, "wb") as fh:
+        with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
+        os.chmod(temporary, 0o644 & ~_umask())
         os.replace(temporary, target)
     finally:
         with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
+            os.unlink(temporary)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def write_summary(path: str, result: MatchResult) -> None:
@@ -121,7 +130,7 @@ def print_table(result: MatchResult, elapsed: float, stderr_note: str | None = N
 
     def say(line: str) -> None:
         # Much of it comes from bots (replies, positions, stderr): never raw on a terminal.
-        console.print(printable(line), markup=False, highlight=False, soft_wrap=True)
+        console.print(printable(line), markup=False, highlight=False, emoji=False, soft_wrap=True)
 
     for p in result.players:
         # Forfeits with the same verdict and reason are shown once, with where they were.

@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import signal
+import stat
 import tempfile
 import time
 from pathlib import Path
@@ -132,6 +133,8 @@ STDERR_TAIL_CHARS = 300
 
 def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL_CHARS) -> str:
     """The last non-blank lines of ``text``, joined with " | ", at most ``chars`` long."""
+    # Only the end matters: cut before the work (a bot's stderr may be a MiB on one line).
+    text = text[-(4 * chars) :]
     # Python 3.11's ~~~^^^ markers under a traceback's line say nothing in one line.
     kept = [line.strip() for line in text.splitlines() if line.strip(" \t~^")][-lines:]
     joined = printable(" | ".join(kept))
@@ -289,10 +292,12 @@ class BotProcess(Seat):
         try:
             # From this (the main) thread: see sandbox.jail on PR_SET_PDEATHSIG.
             spawned = await spawn.start(launch, (in_r, out_w, err_w), setup_deadline)
-        except spawn.SpawnError as exc:
+        except BaseException as exc:  # a SpawnError, or cancelled (an interrupt)
             for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
-            raise self._cannot_start(f"cannot start: {spec.argv[0]}: {exc}", jail.uid) from None
+            if isinstance(exc, spawn.SpawnError):
+                raise self._cannot_start(f"cannot start: {spec.argv[0]}: {exc}", jail.uid) from None
+            raise
         for fd in (in_r, out_w, err_w):
             os.close(fd)
         self._spawned = True
@@ -328,6 +333,9 @@ class BotProcess(Seat):
         """Undo what start() set up and return the STARTUP fault to raise."""
         sandbox.release_uid(uid)
         self._remove_workdir()
+        if self._jail is not None and self._jail.cgroup is not None:
+            with contextlib.suppress(OSError):
+                self._jail.cgroup.remove()
         self.death = Verdict.STARTUP
         self.death_detail = detail
         return BotFault(Verdict.STARTUP, detail)
@@ -344,9 +352,12 @@ class BotProcess(Seat):
         if self._closed or not self._spawned:
             if not self._closed and self.death is None:
                 # A start that was cancelled before its process existed: only its
-                # directory and its uid to give back.
+                # directory, its uid and its (empty) cgroup to give back.
                 self._remove_workdir()
                 sandbox.release_uid(self._jail.uid if self._jail is not None else None)
+                if self._jail is not None and self._jail.cgroup is not None:
+                    with contextlib.suppress(OSError):
+                        self._jail.cgroup.remove()
             self._closed = True
             return
         # Shielded: every step is bounded, and a cancelled close must not leave the bot
@@ -658,6 +669,7 @@ class BotProcess(Seat):
             latency_ns_total=counters[_LATENCY_SUM],
             latency_ns_max=counters[_LATENCY_MAX],
             first_answer_ns=counters[_FIRST_ANSWER],
+            answered=self._has_answered,
         )
 
     def sample(self) -> None:
@@ -919,7 +931,8 @@ class BotProcess(Seat):
             if not data:
                 break
             self._stderr.feed(data)
-        tail = stderr_tail(bytes(self._stderr.tail or self._stderr.head).decode("utf-8", "replace"))
+        kept = self._stderr.tail or self._stderr.head
+        tail = stderr_tail(bytes(kept[-4 * STDERR_TAIL_CHARS :]).decode("utf-8", "replace"))
         return f"; stderr: {tail}" if tail else ""
 
     def stderr_text(self) -> str:
@@ -952,25 +965,39 @@ class BotProcess(Seat):
         return f"<BotProcess {self.spec.name} pid={self.pid} death={self.death}>"
 
 
-_OWNED_BY_A_REFEREE = re.compile(r"referee-(?:stderr-)?(\d+)-")
+#: The temporary directories a referee makes: a bot's working directory
+#: (``referee-PID-NAME-XXXXXXXX``, mkdtemp's 8-character suffix) and the default stderr
+#: directory (``referee-stderr-PID-HHHHHHHH``).  Anything else is left alone.
+_OWNED_BY_A_REFEREE = re.compile(r"referee-(?:stderr-(\d{1,7})-[0-9a-f]{8}|(\d{1,7})-[A-Za-z0-9._-]+-[a-z0-9_]{8})")
 
 
 def sweep_stale_directories(tmp: str | None = None) -> int:
     """Remove the temporary directories of referees that are no longer running (killed
-    with SIGKILL, or by a power cut): bots' working directories and default stderr
-    directories carry their referee's pid in their names.  Returns how many went."""
+    with SIGKILL, or by a power cut).  Only directories named exactly as a referee names
+    them, owned by this user, whose referee's pid is not running here.  Returns how
+    many went.  (Referees in containers that share /tmp but not pids would see each
+    other's as stale: give each container its own /tmp.)"""
     tmp = tmp or tempfile.gettempdir()
     removed = 0
+    me = os.getuid()
     try:
         names = os.listdir(tmp)
     except OSError:
         return 0
     for name in names:
-        owner = _OWNED_BY_A_REFEREE.match(name)
-        if owner is None or psutil.pid_exists(int(owner.group(1))):
+        owner = _OWNED_BY_A_REFEREE.fullmatch(name)
+        if owner is None:
             continue
-        shutil.rmtree(os.path.join(tmp, name), ignore_errors=True)
-        removed += not os.path.exists(os.path.join(tmp, name))
+        pid = int(owner.group(1) or owner.group(2))
+        path = os.path.join(tmp, name)
+        try:
+            info = os.lstat(path)
+        except OSError:
+            continue
+        if not stat.S_ISDIR(info.st_mode) or info.st_uid != me or psutil.pid_exists(pid):
+            continue
+        shutil.rmtree(path, ignore_errors=True)
+        removed += not os.path.lexists(path)
     return removed
 
 

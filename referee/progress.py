@@ -88,7 +88,7 @@ class MatchProgress:
         while one slow game holds everything up, which is when it matters most."""
         if self._bar is not None or self.quiet:
             return
-        while True:
+        while not self.quiet:
             await trio.sleep(PLAIN_EVERY_S)
             self._plain_line(time.monotonic())
 
@@ -97,12 +97,20 @@ class MatchProgress:
         line = f"referee: {self.title}: {self.done}/{self.total} games, {rate:.1f} games/s"
         if self.last_forfeit:
             line += f", last forfeit: {self.last_forfeit}"
-        print(line, file=self.stream, flush=True)
+        self._print(line)
+
+    def _print(self, line: str) -> None:
+        """A plain line; when stderr is gone (a closed pipe, a hung-up terminal) the
+        match goes on without progress rather than ending."""
+        try:
+            print(line, file=self.stream, flush=True)
+        except OSError:
+            self.quiet = True
 
     def notice(self, line: str) -> None:
         """A line the user should see now, above the bar if there is one."""
         line = printable(line)
         if self._bar is not None:
-            self._bar.console.print(f"referee: {line}", markup=False, highlight=False)
-        else:
-            print(f"referee: {line}", file=self.stream, flush=True)
+            self._bar.console.print(f"referee: {line}", markup=False, highlight=False, emoji=False)
+        else:  # notices are shown even with --quiet
+            self._print(f"referee: {line}")

@@ -416,3 +416,74 @@ def test_placements_count_every_place_for_any_seat_count(tmp_path):
         assert sum(p["placements"].get(place, 0) for p in players) == 8
     assert all(p["wins"] == p["placements"].get("1", 0) for p in players)
     assert all(p["wins"] + p["losses"] + p["draws"] == 8 for p in players)
+
+
+# ------------------------------------------------------------------ from the review
+
+
+def test_the_sweep_removes_only_a_dead_referees_own_directories(tmp_path):
+    """Only names a referee makes, owned by this user, of a pid not running; a crafted
+    name (a pid too large for the system) neither crashes the sweep nor is removed."""
+    from referee.process import sweep_stale_directories
+
+    stale = tmp_path / "referee-3999999-bot-abcd1234"
+    names = ["referee-99999999999999999999-x", "referee-2023-11-results", f"referee-{os.getpid()}-me-abcd1234"]
+    for name in names:
+        (tmp_path / name).mkdir()
+    stale.mkdir()
+    (stale / "file").write_text("x")
+    assert sweep_stale_directories(str(tmp_path)) == 1
+    assert not stale.exists() and all((tmp_path / name).exists() for name in names)
+
+
+def test_the_summary_never_follows_a_planted_link(tmp_path):
+    from referee.output import write_atomically
+
+    victim = tmp_path / "victim"
+    victim.write_text("keep")
+    for pid in range(os.getpid() - 2, os.getpid() + 3):  # the names the old code used
+        (tmp_path / f".s.json.{pid}.tmp").symlink_to(victim)
+    write_atomically(str(tmp_path / "s.json"), b"{}\n")
+    assert victim.read_text() == "keep" and (tmp_path / "s.json").read_bytes() == b"{}\n"
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        f"{BOT_PYTHON} -c 'print(1/2)'",
+        "sh -c 'exec cat'",
+        f"{BOT_PYTHON} {ROOT}/sample_players/yahtzee/greedy_player.py --server http://localhost:8000/",
+        f"{BOT_PYTHON} {ROOT}/sample_players/yahtzee/greedy_player.py out/game.log",
+    ],
+)
+def test_a_command_with_code_urls_or_later_files_is_not_refused(command):
+    from referee.botspec import resolve
+
+    assert resolve(command).argv
+
+
+def test_a_closed_stderr_does_not_lose_the_summary(tmp_path):
+    """`referee match … 2>&1 | head -1`: stderr is a pipe nobody reads any more."""
+    summary = tmp_path / "s.json"
+    silent = bot(tmp_path, "silent", SILENT)
+    read_end, write_end = os.pipe()
+    os.close(read_end)
+    env = {**os.environ, "REFEREE_PROGRESS_EVERY_S": "0.2"}
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "match", silent, READER, "--game", "liars-dice", "--games", "3",
+         "--startup-timeout", "0.5", "--json", str(summary)],
+        stdout=subprocess.DEVNULL, stderr=write_end, stdin=subprocess.DEVNULL, cwd=ROOT, env=env, timeout=60,
+    )  # fmt: skip
+    os.close(write_end)
+    assert done.returncode == 0
+    assert json.loads(summary.read_text())["games_played"] == 3
+
+
+def test_a_failed_build_among_three_is_said_once(tmp_path):
+    home = tmp_path / "built"
+    home.mkdir()
+    (home / "bot.toml").write_text('name = "built"\nrun = "./bot"\nbuild = "echo compile error >&2; exit 1"\n')
+    done = referee("match", str(home), READER, READER, "--game", "liars-dice", "--games", "2", "--build")
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stderr.splitlines() if "build failed" in line]
+    assert len(lines) == 1 and lines[0].count("cannot start") == 1, done.stderr

@@ -161,3 +161,16 @@ def test_the_summary_is_right_mid_match(tmp_path):
     final = trio.run(match.run, on_game)
     assert seen[0]["a"] >= 13 and seen[1]["a"] > seen[0]["a"]
     assert {p["name"]: p["decisions"] for p in final.players} == seen[-1]
+
+
+def test_in_process_replies_are_held_to_the_line_rules(tmp_path):
+    greedy = _greedy()
+    for reply, detail in (("1\n\n", "more than one line"), ("7" * 5000, "longer than 4096"), ("\ud800", "UTF-8")):
+        players, _ = _play(
+            _specs("odd", "greedy"),
+            InProcessSeat.factory({"odd": lambda line, r=reply: r, "greedy": greedy}),
+            tmp_path,
+            games_count=1,
+        )
+        assert players["odd"]["forfeits"] == {"protocol": 1}
+        assert detail in players["odd"]["forfeit_details"][0]["detail"]

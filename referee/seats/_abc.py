@@ -43,6 +43,9 @@ class SeatUsage(msgspec.Struct, frozen=True):
     latency_ns_total: int = 0
     latency_ns_max: int = 0
     first_answer_ns: int = 0
+    #: Whether any line came back (a faulty one too): a seat that died without one
+    #: failed to start.
+    answered: bool = False
 
 
 class Seat(abc.ABC):

@@ -16,8 +16,9 @@ process seat's where they can:
   a coroutine is cancelled at the limit; a plain function cannot be interrupted, so it
   is timed, and a late reply is thrown away.
 
-CPU is the calling thread's CPU time during the calls; memory is not measured (it is
-the referee's own), so ``peak_rss_bytes`` is 0.
+CPU is the calling thread's CPU time during the calls (for a coroutine, that includes
+what other tasks ran while it waited); there is no CPU budget and memory is not
+measured (it is the referee's own), so ``peak_rss_bytes`` is 0.
 """
 
 from __future__ import annotations
@@ -88,7 +89,10 @@ class InProcessSeat(Seat):
                 with trio.move_on_after(allowed) as scope:
                     result = await result
                 if scope.cancelled_caught:
-                    raise BotFault(Verdict.STARTUP if first else Verdict.TIMEOUT, f"no reply in time (limit {allowed:g} s)")
+                    detail = f"no reply in time (limit {allowed:g} s)"
+                    if first:  # as for a process: no first answer in time ends it
+                        self.kill(Verdict.STARTUP, detail)
+                    raise BotFault(Verdict.STARTUP if first else Verdict.TIMEOUT, detail)
         except BotFault:
             raise
         except Exception as exc:
@@ -103,13 +107,20 @@ class InProcessSeat(Seat):
             if first:
                 self.kill(verdict, f"no first answer within the startup allowance of {allowed:g} s")
             raise BotFault(verdict, f"answered after {elapsed / 1e9:.3f} s (limit {allowed:g} s)")
-        reply = result.encode("utf-8") if isinstance(result, str) else result
+        try:
+            reply = result.encode("utf-8") if isinstance(result, str) else result
+        except UnicodeEncodeError:
+            raise BotFault(Verdict.PROTOCOL, "returned text that is not valid UTF-8") from None
         if not isinstance(reply, bytes):
             raise BotFault(Verdict.PROTOCOL, f"returned a {type(result).__name__}, not text")
-        if b"\n" in reply.rstrip(b"\n"):
+        if reply.endswith(b"\n"):  # one line, with or without its newline
+            reply = reply[:-1]
+        if b"\n" in reply:
             raise BotFault(Verdict.PROTOCOL, "returned more than one line", reply)
+        if len(reply) > self.limits.max_line_bytes:
+            raise BotFault(Verdict.PROTOCOL, f"reply longer than {self.limits.max_line_bytes} bytes")
         self._count(elapsed, first)
-        return reply.rstrip(b"\n")
+        return reply
 
     def _count(self, elapsed: int, first: bool) -> None:
         self._decisions += 1
@@ -139,6 +150,7 @@ class InProcessSeat(Seat):
 
     def usage(self) -> SeatUsage:
         return SeatUsage(
+            answered=bool(self._decisions),
             cpu_s=self._cpu_ns / 1e9,
             decisions=self._decisions,
             latency_ns_total=self._latency_total,
