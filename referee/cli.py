@@ -80,7 +80,10 @@ def _mib_or_none(text: str) -> int:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="referee", description="Run bots against each other, safely and fast."
+        prog="referee",
+        description="Run bots against each other, safely and fast.",
+        epilog=EXIT_CODES_HELP.replace("exit status:", "exit status of referee match:", 1),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"referee {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)

@@ -354,6 +354,7 @@ def test_a_script_that_is_not_executable_gets_the_right_command(tmp_path):
 def test_help_and_games_lead_somewhere():
     games = referee("games")
     assert "default --games 1000" in games.stdout and "each answer 0.05 s" in games.stdout
+    assert "130" in referee("--help").stdout
     match_help = referee("match", "--help").stdout
     assert "130" in match_help and "docs/writing-a-bot.md" in match_help and "docs/protocols/" in match_help
     bench_help = referee("bench", "--help").stdout
