@@ -432,9 +432,13 @@ def own_init_only(reply: str, layer: isolation.Layer) -> bool:
     process it sees: pid 1 of its own pid namespace, bubblewrap's init, which holds the
     bot's own pipes (bwrap has no seccomp filter, so a bot may ptrace it or write to its
     stdout, which is the bot's own)."""
-    return (
-        layer is Layer.BWRAP and re.search(r"\bof 1 (visible )?(processes|stdouts) \(1\)", reply) is not None
-    )
+    if layer is not Layer.BWRAP:
+        return False
+    # fd-write's "pwned" line on the only stdout it reaches, its own: read by the
+    # referee as its reply (or with it), depending on timing.
+    if reply.split("\n", 1)[0] == "pwned":
+        return True
+    return re.search(r"\bof 1 (visible )?(processes|stdouts) \(1\)", reply) is not None
 
 
 @pytest.mark.parametrize("mode", MATCH_ATTACKS)
