@@ -79,7 +79,8 @@ _FRESH = _SPREAD[0]
 _FRESH_SPAN = _SPAN[0]
 _FRESH_LIMIT = _DRAW_LIMIT[0]
 
-_JOKER_FIXED = (0,) * 8 + (25, 30, 40) + (0, 0)
+#: The joker's fixed values by row (the wire module's table, as a tuple for the hot path).
+_JOKER_FIXED = tuple(wire.JOKER_FIXED.get(row, 0) for row in range(wire.NUM_ROWS))
 _JOKER_ROWS = frozenset(wire.JOKER_FIXED)
 _VALUE_BYTES = {v: b"%d " % v for v in range(-1, 80)}
 _TO_ACT = ((0,), (1,))
@@ -202,10 +203,7 @@ class YahtzeeState(GameState):
             return
         self._seat = seat ^ 1
         self._roll = 1
-        r = self._bits(_DRAW_BITS)
-        while r >= _FRESH_LIMIT:
-            r = self._bits(_DRAW_BITS)
-        self._dice = _FRESH[r % _FRESH_SPAN]
+        self._dice = _roll_fresh(self._bits)
 
     def penalize(self, seat: int, verdict: Verdict) -> None:
         """Any verdict forfeits the game: it ends now and the other seat wins."""
