@@ -58,10 +58,10 @@ from typing import Any, ClassVar
 import msgspec
 import trio
 
-from referee import games, interrupts, sandbox
+from referee import arguments, games, interrupts, sandbox
 from referee.botspec import BotSpec, BotSpecError, resolve
 from referee.games.base import CheckPosition, Game, GameState
-from referee.limits import Limits, LimitsOverride, MiB
+from referee.limits import Limits, MiB
 from referee.match import GameOutcome, Match, MatchConfig, MatchError
 from referee.process import BotProcess, describe_status, eof_grace_s
 from referee.verdict import BotFault, Verdict, printable
@@ -899,20 +899,6 @@ def report(run: CheckRun, items: list[Item], code: int) -> dict[str, Any]:
 # ---------------------------------------------------------------------------- command line
 
 
-def _seconds(text: str) -> float:
-    value = float(text)
-    if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError("must be a positive number of seconds")
-    return value
-
-
-def _mib_arg(text: str) -> int:
-    value = float(text)
-    if not value > 0:
-        raise argparse.ArgumentTypeError("must be a positive number of MiB")
-    return int(value * MiB)
-
-
 def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     """Add the ``check`` subcommand to ``referee``'s subparsers."""
     check = subparsers.add_parser(
@@ -964,10 +950,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
                     metavar="N",
                     help=f"{spec.help} (default {spec.default})",
                 )
-    lim = check.add_argument_group("limits (default: the game's, as in `referee match`)")
-    lim.add_argument("--startup-timeout", type=_seconds, metavar="S", help="seconds to the first answer")
-    lim.add_argument("--decision-timeout", type=_seconds, metavar="S", help="seconds per later answer")
-    lim.add_argument("--memory-limit", type=_mib_arg, metavar="MIB", help="resident MiB of the bot's process tree")
+    arguments.add_limit_options(check, "limits (default: the game's, as in `referee match`)", full=False)
     return check
 
 
@@ -1004,12 +987,7 @@ def main(args: argparse.Namespace) -> int:
         for k, v in vars(args).items()
         if k.startswith("option_") and v is not None and k.removeprefix("option_") in game_cls.option_specs
     }
-    limits = {
-        "startup_s": args.startup_timeout,
-        "decision_s": args.decision_timeout,
-        "memory_bytes": args.memory_limit,
-    }
-    override = LimitsOverride(**{k: v for k, v in limits.items() if v is not None})
+    override = arguments.limits_from(args)
     try:
         game = game_cls(**options)
         seats = max(

@@ -21,9 +21,9 @@ from collections.abc import Sequence
 
 import trio
 
-from referee import __version__, check, games, interrupts, output, sandbox
+from referee import __version__, arguments, check, games, interrupts, output, sandbox
 from referee.botspec import BotSpec, BotSpecError, resolve, unique_names
-from referee.limits import LimitsOverride, MiB
+from referee.limits import MiB
 from referee.match import GIVE_UP_AFTER, GameOutcome, Match, MatchConfig, MatchError, MatchResult
 from referee.process import stderr_tail
 from referee.progress import MatchProgress
@@ -53,29 +53,11 @@ writing a bot: docs/writing-a-bot.md; each game's lines: docs/protocols/;
 check a bot before a match: referee check BOT --game GAME"""
 
 
-def _seconds_or_none(text: str) -> float:
-    if text.lower() in {"none", "inf", "unlimited"}:
-        return math.inf
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return value
-
-
 def _export(text: str) -> tuple[str, str]:
     fmt, sep, path = text.partition("=")
     if not sep or not fmt or not path:
         raise argparse.ArgumentTypeError("expected FORMAT=PATH, e.g. phh=hands.phh")
     return fmt, path
-
-
-def _mib_or_none(text: str) -> int:
-    if text.lower() in {"none", "unlimited"}:
-        return 1 << 62
-    value = float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be positive")
-    return int(value * MiB)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -178,20 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="as root, run a bot whose files other users cannot read as root instead of refusing it "
         "(never for untrusted code)",
     )
-    lim = match.add_argument_group("limits (default: the game's seed values; 'none' lifts one)")
-    lim.add_argument(
-        "--startup-timeout", type=_seconds_or_none, metavar="S", help="seconds to the first answer"
-    )
-    lim.add_argument(
-        "--decision-timeout", type=_seconds_or_none, metavar="S", help="seconds per later answer"
-    )
-    lim.add_argument("--cpu-limit", type=_seconds_or_none, metavar="S", help="CPU seconds per bot per match")
-    lim.add_argument(
-        "--memory-limit", type=_mib_or_none, metavar="MIB", help="resident MiB of a bot's process tree"
-    )
-    lim.add_argument(
-        "--address-space-limit", type=_mib_or_none, metavar="MIB", help="RLIMIT_AS per process (off)"
-    )
+    arguments.add_limit_options(match, "limits (default: the game's seed values; 'none' lifts one)", full=True)
 
     sub.add_parser("games", help="list the games")
     check.add_parser(sub)
@@ -218,18 +187,6 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.commands = {"match": match, "bench": bench}  # type: ignore[attr-defined]
     return parser
-
-
-def _limits_from(args: argparse.Namespace) -> LimitsOverride | None:
-    fields = {
-        "startup_s": args.startup_timeout,
-        "decision_s": args.decision_timeout,
-        "cpu_s": args.cpu_limit,
-        "memory_bytes": args.memory_limit,
-        "address_space_bytes": args.address_space_limit,
-    }
-    fields = {k: v for k, v in fields.items() if v is not None}
-    return LimitsOverride(**fields) if fields else None
 
 
 def _build(spec: BotSpec) -> str | None:
@@ -340,7 +297,7 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
         pin=args.pin,
         sandbox=args.sandbox,
         allow_root_bots=args.allow_root_bots,
-        limits=_limits_from(args),
+        limits=arguments.limits_from(args),
         log_path=args.log,
         exports=dict(args.export),
         stderr_dir=args.stderr_dir,

@@ -72,10 +72,14 @@ class Guard:
         self.raising = True
         self.seen: list[int] = []
 
-    def handle(self, signum: int, _frame: object) -> None:
+    def record(self, signum: int) -> None:
+        """Count a stop signal; the :data:`FORCE_AFTER`-th ends the process now."""
         self.seen.append(signum)
         if len(self.seen) >= FORCE_AFTER:
             os._exit(exit_status(signum))
+
+    def handle(self, signum: int, _frame: object) -> None:
+        self.record(signum)
         if self.raising:
             raise Interrupted(signum)
 
@@ -124,9 +128,7 @@ async def run_until_signalled(
                     work_scope.cancel()
                 async for signum in signals:
                     if guard is not None:
-                        guard.seen.append(signum)
-                        if len(guard.seen) >= FORCE_AFTER:
-                            os._exit(exit_status(signum))
+                        guard.record(signum)
                     if stopped_by is None and not finished:
                         stopped_by = signum
                         work_scope.cancel()

@@ -144,7 +144,6 @@ class Player:
     bot: Seat | None = None
     #: The fault that ended the last process, while the player has no live one.
     down: Forfeit | None = None
-    cpu_spent: float = 0.0
     stderr_path: Path | None = None
     #: Starts in a row that failed or died before a first answer.
     failed_starts: int = 0
@@ -155,7 +154,7 @@ class Player:
 
     @property
     def cpu_left(self) -> float | None:
-        return None if self.limits.cpu_s is None else self.limits.cpu_s - self.cpu_spent
+        return None if self.limits.cpu_s is None else self.limits.cpu_s - self.stats.cpu_seconds
 
 
 @dataclass
@@ -233,9 +232,6 @@ class Match:
             raise MatchError(f"{game.name} is played by {wanted} bots, got {len(specs)}")
         self.game = game
         self.config = config
-        #: What runs each bot: a sandboxed process unless told otherwise (``referee
-        #: check`` passes one that observes more; tests, in-process seats).
-        self.seat_factory = seat_factory
         self.players = [
             Player(
                 spec=spec,
@@ -256,6 +252,11 @@ class Match:
             self.layer = sandbox.choose(config.sandbox)
         except ValueError as exc:
             raise MatchError(str(exc)) from None
+        #: What runs each bot: a sandboxed process of the chosen layer unless told
+        #: otherwise (``referee check`` passes one that observes more; tests, in-process seats).
+        self.seat_factory: SeatFactory = seat_factory or functools.partial(
+            BotProcess, layer=self.layer, allow_root=config.allow_root_bots
+        )
         self.games_played = 0
         self.completed = False
         #: Why the match ended early; set by whoever stopped it.
@@ -328,7 +329,8 @@ class Match:
                 why = f"bot {player.spec.name} cannot start: {fault.detail.removeprefix('cannot start: ')}"
                 if not self.config.keep_going:
                     return MatchError(why)
-                self._failed_start(player, fault, 0)
+                player.down = Forfeit(fault.verdict, 0, -1, fault.detail)
+                self._failed_start(player, 0)
                 self._notice(f"{why}; it forfeits its games, the others play on")
         return None
 
@@ -336,10 +338,10 @@ class Match:
         if self._on_notice is not None:
             self._on_notice(line)
 
-    def _failed_start(self, player: Player, fault: BotFault, game: int) -> None:
-        """A start that failed: the player is down; give up on it after enough in a row."""
+    def _failed_start(self, player: Player, game: int) -> None:
+        """One more start in a row that failed (or died before a first answer); give up
+        on the player after enough of them."""
         player.failed_starts += 1
-        player.down = Forfeit(fault.verdict, game, -1, fault.detail)
         self._maybe_give_up(player, game)
 
     def _maybe_give_up(self, player: Player, game: int) -> None:
@@ -369,16 +371,14 @@ class Match:
         whether it now has a live one."""
         bot = player.bot
         death = bot.death if bot is not None else (player.down.verdict if player.down else None)
-        if bot is not None:
-            if player.down is None:
-                player.down = Forfeit(death or Verdict.CRASH, game, -1, bot.death_detail)
-            await self._retire(player)
+        await self._retire(player)
         if not self._may_restart(player, death):
             return False
         try:
             await self._start(player)
         except BotFault as fault:
-            self._failed_start(player, fault, game)
+            player.down = Forfeit(fault.verdict, game, -1, fault.detail)
+            self._failed_start(player, game)
             return False
         player.stats.restarts += 1
         return True
@@ -387,10 +387,7 @@ class Match:
         assert self._nursery is not None
         if player.unstartable is not None:
             raise BotFault(Verdict.STARTUP, player.unstartable)
-        factory = self.seat_factory or functools.partial(
-            BotProcess, layer=self.layer, allow_root=self.config.allow_root_bots
-        )
-        bot = factory(player.spec, player.limits, stderr_path=player.stderr_path, cpu_budget_s=player.cpu_left)
+        bot = self.seat_factory(player.spec, player.limits, stderr_path=player.stderr_path, cpu_budget_s=player.cpu_left)
         try:
             await bot.start(self._nursery)
         except BotFault:
@@ -411,17 +408,14 @@ class Match:
             return
         await bot.close()
         used = bot.usage()
+        player.bot = None
+        player.stats.fold(used)
+        if bot.death is not None and player.down is None:  # no fault recorded where it died
+            player.down = Forfeit(bot.death, self._game_index, -1, bot.death_detail)
         if used.answered or used.decisions:
             player.failed_starts = 0
         elif bot.death is not None:
-            # Died before its first answer: one more failed start.
-            player.failed_starts += 1
-            player.down = Forfeit(bot.death, self._game_index, -1, bot.death_detail)
-            self._maybe_give_up(player, self._game_index)
-        stats = player.stats
-        player.cpu_spent += used.cpu_s
-        stats.fold(used)
-        player.bot = None
+            self._failed_start(player, self._game_index)  # died before its first answer
 
     async def _close_all(self) -> None:
         for player in self.players:
@@ -435,9 +429,7 @@ class Match:
                 continue
             if self.dead_bot is DeadBot.RESTART:
                 await self._revive(player, self.games_played)
-            elif bot is not None:
-                if player.down is None:
-                    player.down = Forfeit(bot.death or Verdict.CRASH, self.games_played - 1, -1, bot.death_detail)
+            else:
                 await self._retire(player)
 
     # ------------------------------------------------------------------ one game

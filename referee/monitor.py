@@ -61,15 +61,29 @@ class Monitor:
             self.running = False
 
 
-_SHARED: trio.lowlevel.RunVar[Monitor | None] = trio.lowlevel.RunVar("referee_monitor", default=None)
+_SHARED: trio.lowlevel.RunVar[dict[int, Monitor]] = trio.lowlevel.RunVar("referee_monitors")
 
 
 def shared_monitor(nursery: trio.Nursery) -> Monitor:
-    """The trio run's monitor, started in ``nursery`` if it is not running: every bot
-    of a run is sampled by one task."""
-    monitor = _SHARED.get()
+    """The monitor of ``nursery``'s bots, started there if it is not running: the bots
+    of one nursery (a match's) are sampled by one task, which lives exactly as long as
+    that nursery, so no bot outlives the task that watches it."""
+    try:
+        monitors = _SHARED.get()
+    except LookupError:
+        monitors = {}
+        _SHARED.set(monitors)
+    monitor = monitors.get(id(nursery))
     if monitor is None or not monitor.running:
         monitor = Monitor()
-        _SHARED.set(monitor)
-        nursery.start_soon(monitor.run)
+        monitors[id(nursery)] = monitor
+        nursery.start_soon(_run_for, monitors, id(nursery), monitor)
     return monitor
+
+
+async def _run_for(monitors: dict[int, Monitor], key: int, monitor: Monitor) -> None:
+    try:
+        await monitor.run()
+    finally:
+        if monitors.get(key) is monitor:
+            del monitors[key]

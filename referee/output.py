@@ -11,8 +11,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+import secrets
 import sys
-import tempfile
 from pathlib import Path
 
 import msgspec
@@ -58,24 +58,19 @@ def unusable_directory(path: str) -> str | None:
 def write_atomically(path: str, data: bytes) -> None:
     """Replace ``path`` with ``data`` in one step (temporary file, fsync, rename)."""
     target = Path(path)
-    # A fresh name (O_EXCL): a link planted at a predictable name is never followed.
-    fd, temporary = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    # A fresh name, created exclusively and never through a link (a link planted at a
+    # predictable name must not be followed); the kernel applies the umask to 0o666.
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
     try:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(temporary, 0o644 & ~_umask())
         os.replace(temporary, target)
     finally:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temporary)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
+            temporary.unlink()
 
 
 def write_summary(path: str, result: MatchResult) -> None:

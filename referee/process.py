@@ -161,6 +161,10 @@ class StderrCapture:
             if len(self.tail) > 2 * self.half:
                 del self.tail[: len(self.tail) - self.half]
 
+    def last(self, n: int) -> bytes:
+        """About the last ``n`` bytes written (from the tail once there is one)."""
+        return bytes((self.tail or self.head)[-n:])
+
     def render(self) -> bytes:
         tail = bytes(self.tail[-self.half :])
         cut = self.total - len(self.head) - len(tail)
@@ -173,7 +177,7 @@ class StderrCapture:
 class BotProcess(Seat):
     """A running bot.  Create, ``await start(nursery)``, talk, ``await close()``.
 
-    The process seat: its sandbox, its limits monitor (a shared one per trio run, see
+    The process seat: its sandbox, its limits monitor (one shared per nursery, see
     :mod:`referee.monitor`), its stderr capture and its fast path are its own business.
     """
 
@@ -189,7 +193,7 @@ class BotProcess(Seat):
         monitor: Monitor | None = None,
     ) -> None:
         self.spec = spec
-        #: What samples its CPU and memory: the run's shared monitor unless one is given.
+        #: What samples its CPU and memory: its nursery's shared monitor unless one is given.
         self._monitor = monitor
         self.layer = layer
         self.allow_root = allow_root
@@ -263,7 +267,7 @@ class BotProcess(Seat):
                 name=spec.name,
             )
         except sandbox.RootBotRefused as exc:
-            raise self._cannot_start(str(exc), None) from None
+            raise self._cannot_start(str(exc)) from None
         self._jail = jail
         if jail.env_path:
             env["PATH"] = jail.env_path
@@ -271,7 +275,7 @@ class BotProcess(Seat):
         argv = jail.config["argv"] if jail.config is not None else spec.argv
         problem = sandbox.cannot_exec(argv, env["PATH"])
         if problem is not None:
-            raise self._cannot_start(f"cannot start: {problem}", jail.uid)
+            raise self._cannot_start(f"cannot start: {problem}")
         self.sandbox = jail.description
         self._uid = jail.uid
         launch = spawn.Launch(
@@ -296,7 +300,7 @@ class BotProcess(Seat):
             for fd in (in_r, in_w, out_r, out_w, err_r, err_w):
                 os.close(fd)
             if isinstance(exc, spawn.SpawnError):
-                raise self._cannot_start(f"cannot start: {spec.argv[0]}: {exc}", jail.uid) from None
+                raise self._cannot_start(f"cannot start: {spec.argv[0]}: {exc}") from None
             raise
         for fd in (in_r, out_w, err_w):
             os.close(fd)
@@ -329,13 +333,19 @@ class BotProcess(Seat):
             self._monitor = shared_monitor(nursery)
         self._monitor.watch(self)
 
-    def _cannot_start(self, detail: str, uid: int | None) -> BotFault:
-        """Undo what start() set up and return the STARTUP fault to raise."""
-        sandbox.release_uid(uid)
+    def _give_back_unstarted(self) -> None:
+        """What a start sets up before its process exists: the working directory, the
+        uid and the (still empty) cgroup."""
         self._remove_workdir()
-        if self._jail is not None and self._jail.cgroup is not None:
-            with contextlib.suppress(OSError):
-                self._jail.cgroup.remove()
+        if self._jail is not None:
+            sandbox.release_uid(self._jail.uid)
+            if self._jail.cgroup is not None:
+                with contextlib.suppress(OSError):
+                    self._jail.cgroup.remove()
+
+    def _cannot_start(self, detail: str) -> BotFault:
+        """Undo what start() set up and return the STARTUP fault to raise."""
+        self._give_back_unstarted()
         self.death = Verdict.STARTUP
         self.death_detail = detail
         return BotFault(Verdict.STARTUP, detail)
@@ -351,13 +361,7 @@ class BotProcess(Seat):
         """Stop the bot and everything it started, and reap it; bounded in time."""
         if self._closed or not self._spawned:
             if not self._closed and self.death is None:
-                # A start that was cancelled before its process existed: only its
-                # directory, its uid and its (empty) cgroup to give back.
-                self._remove_workdir()
-                sandbox.release_uid(self._jail.uid if self._jail is not None else None)
-                if self._jail is not None and self._jail.cgroup is not None:
-                    with contextlib.suppress(OSError):
-                        self._jail.cgroup.remove()
+                self._give_back_unstarted()  # a start cancelled before its process existed
             self._closed = True
             return
         # Shielded: every step is bounded, and a cancelled close must not leave the bot
@@ -906,33 +910,32 @@ class BotProcess(Seat):
 
     async def _drain_stderr(self) -> None:
         with self._stderr_scope:
-            while True:
-                try:
-                    data = os.read(self._efd, _READ_SIZE)
-                except BlockingIOError:
-                    await trio.lowlevel.wait_readable(self._efd)
-                    continue
-                except OSError:
-                    return
-                if not data:
-                    return
-                self._stderr.feed(data)
+            # Wait between batches also while it floods: other tasks must run meanwhile.
+            while self._take_stderr():
+                await trio.lowlevel.wait_readable(self._efd)
+
+    def _take_stderr(self, reads: int = 16) -> bool:
+        """Keep what the stderr pipe holds now (at most ``reads`` reads); False once it
+        has ended (end of file, or the pipe is gone)."""
+        for _ in range(reads):
+            try:
+                data = os.read(self._efd, _READ_SIZE)
+            except BlockingIOError:
+                return True
+            except OSError:
+                return False
+            if not data:
+                return False
+            self._stderr.feed(data)
+        return True
 
     def _stderr_note(self) -> str:
         """``; stderr: <its last lines>`` for a verdict's detail, or "" if it wrote none.
 
         Reads what is still in the pipe first (bounded): the drain task may not have run
         since the bot wrote its dying words."""
-        for _ in range(16):
-            try:
-                data = os.read(self._efd, _READ_SIZE)
-            except OSError:  # BlockingIOError: nothing more now; others: the pipe is gone
-                break
-            if not data:
-                break
-            self._stderr.feed(data)
-        kept = self._stderr.tail or self._stderr.head
-        tail = stderr_tail(bytes(kept[-4 * STDERR_TAIL_CHARS :]).decode("utf-8", "replace"))
+        self._take_stderr()
+        tail = stderr_tail(self._stderr.last(4 * STDERR_TAIL_CHARS).decode("utf-8", "replace"))
         return f"; stderr: {tail}" if tail else ""
 
     def stderr_text(self) -> str:

@@ -22,10 +22,12 @@ from referee.verdict import Forfeit, printable
 #: Seconds between two plain progress lines when stderr is not a terminal
 #: (``REFEREE_PROGRESS_EVERY_S`` changes it, for tests and for quieter logs).
 PLAIN_EVERY_S = float(os.environ.get("REFEREE_PROGRESS_EVERY_S", "5"))
+#: Seconds between two updates of the terminal's progress bar.
+BAR_EVERY_S = 0.1
 
 
-def describe_forfeit(name: str, forfeit_verdict: str, game: int, detail: str, limit: int = 90) -> str:
-    text = printable(f"{name} {forfeit_verdict} in game {game}: {detail}")
+def describe_forfeit(name: str, forfeit: Forfeit, limit: int = 90) -> str:
+    text = printable(f"{name} {forfeit.verdict.value} in game {forfeit.game}: {forfeit.detail}")
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -42,6 +44,7 @@ class MatchProgress:
         self._started = time.monotonic()
         self._bar = None
         self._task = None
+        self._bar_updated = 0.0
         if not quiet and self.stream.isatty():
             from rich.console import Console
             from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -64,17 +67,23 @@ class MatchProgress:
 
     def __exit__(self, *exc: object) -> None:
         if self._bar is not None:
+            self._bar.update(self._task, completed=self.done)
             self._bar.__exit__(None, None, None)
 
     def game(self, outcome: GameOutcome) -> None:
+        # Per game (millions of dice-poker deals): the bar is updated at most every
+        # BAR_EVERY_S, a rich update costs ~0.9 µs against ~0.06 µs for the clock.
         self.done += 1
         if self._bar is not None:
-            self._bar.update(self._task, advance=1)
+            now = time.monotonic()
+            if now - self._bar_updated >= BAR_EVERY_S:
+                self._bar_updated = now
+                self._bar.update(self._task, completed=self.done)
 
     def forfeit(self, name: str, forfeit: Forfeit) -> None:
         """A penalised decision, as it happens: a failing bot shows at once, even while
         its game is still running."""
-        self.last_forfeit = describe_forfeit(name, forfeit.verdict.value, forfeit.game, forfeit.detail)
+        self.last_forfeit = describe_forfeit(name, forfeit)
         if self._bar is not None:
             # What the bar, the count and the time left leave of the line: never more.
             room = self._bar.console.width - len(self.title) - 50

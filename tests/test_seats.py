@@ -174,3 +174,28 @@ def test_in_process_replies_are_held_to_the_line_rules(tmp_path):
         )
         assert players["odd"]["forfeits"] == {"protocol": 1}
         assert detail in players["odd"]["forfeit_details"][0]["detail"]
+
+
+async def test_each_nursery_has_its_own_monitor():
+    """A bot started in one nursery is still sampled after another nursery, whose
+    bot was started first, has ended (the monitor lives as long as its nursery)."""
+    import shutil
+
+    from referee import sandbox
+    from referee.limits import Limits
+    from referee.process import BotProcess
+
+    cat = shutil.which("cat")
+    spec = BotSpec(name="cat", argv=[cat], home="/")
+    async with trio.open_nursery() as outer:
+        late = BotProcess(spec, Limits(), layer=sandbox.Layer.RLIMITS)
+        async with trio.open_nursery() as first:
+            early = BotProcess(spec, Limits(), layer=sandbox.Layer.RLIMITS)
+            await early.start(first)
+            await late.start(outer)  # while the first nursery's monitor runs
+            await early.close()
+            first.cancel_scope.cancel()
+        await trio.sleep(0.05)
+        assert late._monitor is not early._monitor and late._monitor.running
+        await late.close()
+        outer.cancel_scope.cancel()

@@ -669,16 +669,10 @@ static void try_channel(int chan, double deadline)
         while ((e = readdir(dir)) != NULL && now() < deadline) {
             if (e->d_name[0] < '0' || e->d_name[0] > '9' || atoi(e->d_name) == getpid())
                 continue;
-            char path[300], cmd[512];
-            snprintf(path, sizeof path, "/proc/%s/cmdline", e->d_name);
-            int fd = open(path, O_RDONLY | O_CLOEXEC);
-            if (fd < 0)
-                continue;
-            ssize_t n = read(fd, cmd, sizeof cmd - 1);
-            close(fd);
+            char cmd[512];
+            ssize_t n = read_proc(e->d_name, "cmdline", cmd, sizeof cmd);
             if (n <= 0)
                 continue;
-            cmd[n] = '\0';
             /* argv: PROGRAM "send" SECRET ... */
             const char *program = cmd, *role = program + strlen(program) + 1;
             if (role >= cmd + n || strcmp(role, "send") != 0)

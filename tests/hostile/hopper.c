@@ -123,16 +123,9 @@ static int zombies_of(pid_t parent)
     while ((e = readdir(dir)) != NULL) {
         if (e->d_name[0] < '0' || e->d_name[0] > '9')
             continue;
-        char path[300], buf[512];
-        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
+        char buf[512];
+        if (read_proc(e->d_name, "stat", buf, sizeof buf) <= 0)
             continue;
-        ssize_t n = read(fd, buf, sizeof buf - 1);
-        close(fd);
-        if (n <= 0)
-            continue;
-        buf[n] = '\0';
         char *paren = strrchr(buf, ')');
         char state;
         int ppid;

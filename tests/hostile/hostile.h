@@ -15,6 +15,7 @@
 
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,6 +100,22 @@ static inline _Noreturn void wait_forever(void)
 {
     for (;;)
         pause();
+}
+
+/* Read /proc/PID/NAME into buf (NUL-terminated); the bytes read, or <= 0 if it could
+ * not be read (the process is gone, or hidden from this one). */
+static inline ssize_t read_proc(const char *pid, const char *name, char *buf, size_t size)
+{
+    char path[300];
+    snprintf(path, sizeof path, "/proc/%s/%s", pid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, size - 1);
+    close(fd);
+    if (n > 0)
+        buf[n] = '\0';
+    return n;
 }
 
 #endif

@@ -1,0 +1,68 @@
+"""Command-line pieces that `referee match` and `referee check` share: the limit
+options (their parsing, their help) and the :class:`~referee.limits.LimitsOverride` they
+make."""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+from referee.limits import LimitsOverride, MiB
+
+#: Words that lift a limit (``--cpu-limit none``).
+_UNLIMITED = {"none", "inf", "unlimited"}
+
+
+def _positive(text: str, unit: str, lift: bool) -> float:
+    if lift and text.lower() in _UNLIMITED:
+        return math.inf
+    value = float(text)
+    if not value > 0 or math.isinf(value):
+        raise argparse.ArgumentTypeError(f"must be a positive number of {unit}" + (" or 'none'" if lift else ""))
+    return value
+
+
+def seconds_or_none(text: str) -> float:
+    return _positive(text, "seconds", lift=True)
+
+
+def seconds(text: str) -> float:
+    return _positive(text, "seconds", lift=False)
+
+
+def mib_or_none(text: str) -> int:
+    value = _positive(text, "MiB", lift=True)
+    return 1 << 62 if math.isinf(value) else int(value * MiB)
+
+
+def mib(text: str) -> int:
+    return int(_positive(text, "MiB", lift=False) * MiB)
+
+
+def add_limit_options(parser: argparse.ArgumentParser, title: str, *, full: bool) -> None:
+    """The limit flags: the three every run has, and with ``full`` (a match) the CPU
+    budget and RLIMIT_AS, with 'none' lifting a limit.  ``referee check`` takes the
+    three, finite (it must end)."""
+    group = parser.add_argument_group(title)
+    time_type, memory_type = (seconds_or_none, mib_or_none) if full else (seconds, mib)
+    group.add_argument("--startup-timeout", type=time_type, metavar="S", help="seconds to the first answer")
+    group.add_argument("--decision-timeout", type=time_type, metavar="S", help="seconds per later answer")
+    group.add_argument("--memory-limit", type=memory_type, metavar="MIB", help="resident MiB of a bot's process tree")
+    if full:
+        group.add_argument("--cpu-limit", type=seconds_or_none, metavar="S", help="CPU seconds per bot per match")
+        group.add_argument(
+            "--address-space-limit", type=mib_or_none, metavar="MIB", help="RLIMIT_AS per process (off)"
+        )
+
+
+def limits_from(args: argparse.Namespace) -> LimitsOverride | None:
+    """The override the limit flags given make, or None when none was given."""
+    fields = {
+        "startup_s": args.startup_timeout,
+        "decision_s": args.decision_timeout,
+        "memory_bytes": args.memory_limit,
+        "cpu_s": getattr(args, "cpu_limit", None),
+        "address_space_bytes": getattr(args, "address_space_limit", None),
+    }
+    fields = {k: v for k, v in fields.items() if v is not None}
+    return LimitsOverride(**fields) if fields else None
