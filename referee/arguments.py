@@ -1,12 +1,13 @@
-"""Command-line pieces that `referee match` and `referee check` share: the limit
-options (their parsing, their help) and the :class:`~referee.limits.LimitsOverride` they
-make."""
+"""Command-line pieces that `referee match` and `referee check` share: the game
+options and the limit options (their flags, parsing and help), and what they make."""
 
 from __future__ import annotations
 
 import argparse
 import math
+from typing import Any
 
+from referee import games
 from referee.limits import LimitsOverride, MiB
 
 #: Words that lift a limit (``--cpu-limit none``).
@@ -66,3 +67,32 @@ def limits_from(args: argparse.Namespace) -> LimitsOverride | None:
     }
     fields = {k: v for k, v in fields.items() if v is not None}
     return LimitsOverride(**fields) if fields else None
+
+
+def add_game_options(parser: argparse.ArgumentParser, title: str) -> None:
+    """One flag per game option (``Game.option_specs``) of any game: ``--cards N``.  A
+    name that two games declare with another type or help is refused (one flag cannot
+    mean two things)."""
+    group = parser.add_argument_group(title)
+    first: dict[str, tuple[str, games.Option]] = {}
+    for name, cls in games.available().items():
+        for option, spec in cls.option_specs.items():
+            if option in first:
+                if (first[option][1].type, first[option][1].help) != (spec.type, spec.help):
+                    raise ValueError(f"game option --{option} of {name} clashes with {first[option][0]}'s")
+                continue
+            first[option] = (name, spec)
+            group.add_argument(
+                "--" + option.replace("_", "-"),
+                dest=f"option_{option}",
+                type=spec.type,
+                metavar="N",
+                help=f"{spec.help} (default {spec.default})",
+            )
+
+
+def game_options(args: argparse.Namespace, only: type[games.Game] | None = None) -> dict[str, Any]:
+    """The game options given (those of game ``only``, if named; the others are left
+    for the game to refuse)."""
+    given = {k.removeprefix("option_"): v for k, v in vars(args).items() if k.startswith("option_") and v is not None}
+    return {k: v for k, v in given.items() if only is None or k in only.option_specs}

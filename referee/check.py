@@ -937,19 +937,7 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         action="store_true",
         help="as root, run a bot whose files other users cannot read as root (never for untrusted code)",
     )
-    options = check.add_argument_group("game options (as for `referee match`)")
-    offered: set[str] = set()
-    for cls in games.available().values():
-        for option, spec in cls.option_specs.items():
-            if option not in offered:
-                offered.add(option)
-                options.add_argument(
-                    "--" + option.replace("_", "-"),
-                    dest=f"option_{option}",
-                    type=spec.type,
-                    metavar="N",
-                    help=f"{spec.help} (default {spec.default})",
-                )
+    arguments.add_game_options(check, "game options (as for `referee match`)")
     arguments.add_limit_options(check, "limits (default: the game's, as in `referee match`)", full=False)
     return check
 
@@ -982,11 +970,7 @@ def main(args: argparse.Namespace) -> int:
     if args.games < 0:
         print("referee: --games must be 0 or more", file=sys.stderr)
         return EXIT_USAGE
-    options = {
-        k.removeprefix("option_"): v
-        for k, v in vars(args).items()
-        if k.startswith("option_") and v is not None and k.removeprefix("option_") in game_cls.option_specs
-    }
+    options = arguments.game_options(args, only=game_cls)
     override = arguments.limits_from(args)
     try:
         game = game_cls(**options)

@@ -127,25 +127,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument(
         "--no-pin", dest="pin", action="store_false", help="do not pin referee and bots to one core"
     )
-    options = match.add_argument_group("game options")
-    offered: dict[str, list[str]] = {}
-    first_spec: dict[str, object] = {}
-    for name, cls in games.available().items():
-        for option, spec in cls.option_specs.items():
-            if option in first_spec and (first_spec[option].type, first_spec[option].help) != (spec.type, spec.help):
-                # One flag cannot mean two things: a game must name its option apart.
-                raise ValueError(f"game option --{option} of {name} clashes with {offered[option][0]}'s")
-            if option not in offered:
-                first_spec[option] = spec
-                offered[option] = []
-                options.add_argument(
-                    "--" + option.replace("_", "-"),
-                    dest=f"option_{option}",
-                    type=spec.type,
-                    metavar="N",
-                    help=f"{spec.help} (default {spec.default})",
-                )
-            offered[option].append(name)
+    arguments.add_game_options(match, "game options")
     match.add_argument("--quiet", action="store_true", help="no progress bar")
     match.add_argument(
         "--sandbox",
@@ -303,11 +285,7 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
         stderr_dir=args.stderr_dir,
         keep_going=keep_going,
         give_up_after=args.give_up_after,
-        options={
-            k.removeprefix("option_"): v
-            for k, v in vars(args).items()
-            if k.startswith("option_") and v is not None
-        },
+        options=arguments.game_options(args),
     )
     try:
         game = game_class(**config.options)

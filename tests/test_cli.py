@@ -97,3 +97,21 @@ def test_a_bad_output_path_is_a_one_line_error_before_any_game(built_samples, tm
         assert done.returncode == 2, done.stderr
         assert done.stderr.count("\n") == 1 and flag in done.stderr and "no such directory" in done.stderr
         assert time.perf_counter() - started < 20, "it played before checking"
+
+
+def test_two_games_cannot_share_a_flag_that_means_two_things(monkeypatch):
+    """Issue 10: a game option declared by two games with another type or help is
+    refused when the parser is built, instead of silently sharing one flag."""
+    import argparse
+
+    import pytest
+
+    from referee import arguments, games
+    from referee.games.base import Option
+
+    clashing = type(
+        "Clash", (games.get("yahtzee"),), {"name": "clash", "option_specs": {"cards": Option(str, "x", "other")}}
+    )
+    monkeypatch.setattr(games, "_registry", {**games.available(), "zz-clash": clashing})
+    with pytest.raises(ValueError, match="--cards of zz-clash clashes with bidding-wars"):
+        arguments.add_game_options(argparse.ArgumentParser(), "game options")
