@@ -1,6 +1,6 @@
 """Only the optional C extension lives here; everything else is in pyproject.toml.
 
-``referee._fastpath`` is the per-decision I/O fast path (one write, one read, the
+``referee.seats.process._fastpath`` is the per-decision I/O fast path (one write, one read, the
 one-line check and the latency figures in a single call).  It is optional: without a C
 compiler the install still succeeds and the referee uses its pure-Python path.
 """
@@ -9,6 +9,6 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("referee._fastpath", ["referee/_fastpath.c"], optional=True, extra_compile_args=["-O2"]),
+        Extension("referee.seats.process._fastpath", ["referee/seats/process/_fastpath.c"], optional=True, extra_compile_args=["-O2"]),
     ]
 )

@@ -21,10 +21,10 @@ import time
 
 import trio
 
-from referee import sandbox
-from referee.botspec import BotSpec
-from referee.limits import Limits
-from referee.process import BotProcess
+from referee.core.botspec import BotSpec
+from referee.core.limits import Limits
+from referee.seats.process import sandbox
+from referee.seats.process.bot import BotProcess
 
 
 async def one(layer: sandbox.Layer, spec: BotSpec) -> tuple[float, float]:

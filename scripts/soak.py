@@ -45,9 +45,10 @@ import trio
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from referee import games, sandbox  # noqa: E402
-from referee.botspec import resolve  # noqa: E402
+from referee import games  # noqa: E402
+from referee.core.botspec import resolve  # noqa: E402
 from referee.match import Match, MatchConfig  # noqa: E402
+from referee.seats.process import sandbox  # noqa: E402
 
 RSS_TOLERANCE = 10 << 20
 COMPETENT = ROOT / "sample_players/yahtzee/bin/competent"

@@ -21,12 +21,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol import bidding_wars as wire
-from referee import cli, games
-from referee.botspec import resolve, unique_names
+from referee import games
+from referee.cli import commands as cli
+from referee.core.botspec import resolve, unique_names
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot
 from referee.games.bidding_wars import NOT_YOUR_TURN, BiddingWars, BiddingWarsState
 from referee.match import Match, MatchConfig
-from referee.verdict import ProtocolError, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_players" / "bidding_wars"

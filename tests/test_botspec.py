@@ -5,8 +5,8 @@ import sys
 
 import pytest
 
-from referee.botspec import BotSpecError, resolve, safe_name, unique_names
-from referee.limits import Limits, LimitsOverride
+from referee.core.botspec import BotSpecError, resolve, safe_name, unique_names
+from referee.core.limits import Limits, LimitsOverride
 
 
 def test_executable_file(tmp_path):

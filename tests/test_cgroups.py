@@ -1,4 +1,4 @@
-"""Per-bot cgroups (referee/sandbox/cgroups.py): limits, accounting and kill hold for a whole tree.
+"""Per-bot cgroups (referee/seats/process/sandbox/cgroups.py): limits, accounting and kill hold for a whole tree.
 
 Loaded as the top-level module ``cgroups`` from its file, the way the supervisor loads it,
 so these tests do not depend on the rest of the package.  Skipped where ``probe()`` says
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-MODULE = Path(__file__).resolve().parents[1] / "referee" / "sandbox" / "cgroups.py"
+MODULE = Path(__file__).resolve().parents[1] / "referee" / "seats" / "process" / "sandbox" / "cgroups.py"
 _spec = importlib.util.spec_from_file_location("cgroups", MODULE)
 assert _spec is not None and _spec.loader is not None
 cgroups = importlib.util.module_from_spec(_spec)

@@ -106,7 +106,8 @@ def test_two_games_cannot_share_a_flag_that_means_two_things(monkeypatch):
 
     import pytest
 
-    from referee import arguments, games
+    from referee import games
+    from referee.cli import arguments
     from referee.games.base import Option
 
     clashing = type(

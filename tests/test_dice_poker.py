@@ -21,13 +21,13 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from protocol import dice_poker as wire
-from referee.botspec import BotSpec
+from referee.core.botspec import BotSpec
+from referee.core.limits import LimitsOverride, MiB
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games import DeadBot, Event, available
 from referee.games import dice_poker as rules
 from referee.games.dice_poker import DicePoker, DicePokerState
-from referee.limits import LimitsOverride, MiB
 from referee.match import Match, MatchConfig
-from referee.verdict import ProtocolError, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_players"

@@ -1,7 +1,7 @@
 """Every registered game's reply decoder against arbitrary input (issue 4).
 
 Whatever line a bot sends, ``state.decode(seat, reply)`` returns an action or raises
-:class:`~referee.verdict.ProtocolError`, never anything else, and
+:class:`~referee.core.verdict.ProtocolError`, never anything else, and
 ``state.illegal(seat, action)`` then returns None or a reason string without raising; an
 action it calls legal applies without raising.  So the referee turns any reply into a
 protocol or illegal verdict (the match layer catches exactly ProtocolError) and never
@@ -28,8 +28,8 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from referee import games
+from referee.core.verdict import ProtocolError
 from referee.games import GameState
-from referee.verdict import ProtocolError
 
 GAMES = sorted(games.available())
 SEED = 0

@@ -26,11 +26,11 @@ from phevaluator import evaluate_5cards, evaluate_7cards
 
 from protocol import holdem as wire
 from referee import games
-from referee.botspec import BotSpec
+from referee.core.botspec import BotSpec
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games.holdem import BETTING, OVER, SHOWING, Holdem, HoldemState, category
 from referee.games.holdem_phh import phh_writer
 from referee.match import Match, MatchConfig
-from referee.verdict import ProtocolError, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = ROOT / "sample_players" / "holdem"

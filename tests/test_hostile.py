@@ -53,13 +53,13 @@ import trio
 from conftest import BOT_PYTHON
 
 from referee import games
-from referee import sandbox as isolation
-from referee.botspec import BotSpec, resolve
-from referee.limits import Limits, LimitsOverride, MiB
+from referee.core.botspec import BotSpec, resolve
+from referee.core.limits import Limits, LimitsOverride, MiB
+from referee.core.verdict import BotFault, Verdict
 from referee.match import Match, MatchConfig
-from referee.monitor import Monitor
-from referee.process import BotProcess
-from referee.verdict import BotFault, Verdict
+from referee.seats.process import sandbox as isolation
+from referee.seats.process.bot import BotProcess
+from referee.seats.process.monitor import Monitor
 
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 BIN = HOSTILE / "bin"

@@ -78,12 +78,12 @@ import pytest
 import trio
 from test_hostile import BIN, HOSTILE, LIMITS, Run, play_match, run_bot, spec, token_holders
 
-from referee import sandbox as isolation
-from referee.botspec import BotSpec, BotSpecError, resolve
-from referee.limits import Limits, MiB
-from referee.process import BotProcess
-from referee.sandbox import spawn
-from referee.verdict import BotFault, Verdict
+from referee.core.botspec import BotSpec, BotSpecError, resolve
+from referee.core.limits import Limits, MiB
+from referee.core.verdict import BotFault, Verdict
+from referee.seats.process import sandbox as isolation
+from referee.seats.process.bot import BotProcess
+from referee.seats.process.sandbox import spawn
 
 ROOT = Path(__file__).resolve().parents[1]
 REQUEST = b"1 2 3 4 5\n"
@@ -712,7 +712,7 @@ def test_a_manifest_cannot_widen_its_own_sandbox(layer, hostile_bin, tmp_path):
     mine.chmod(0o755)
     shutil.copy(PROBE, mine / "probe.py")
     (mine / "bot.toml").write_text(f'run = "{SYSTEM_PYTHON} probe.py read-file ../opponent/secret.txt"\n')
-    # The referee refuses such a manifest outright, saying why (referee/botspec.py).
+    # The referee refuses such a manifest outright, saying why (referee/core/botspec.py).
     with pytest.raises(BotSpecError, match="outside the bot's directory"):
         resolve(str(mine))
     # And a bot whose command merely mentions the path (not as a file it names) still

@@ -32,7 +32,7 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SANDBOX = ROOT / "referee" / "sandbox"
+SANDBOX = ROOT / "referee" / "seats" / "process" / "sandbox"
 
 
 def _load(name: str) -> ModuleType:
@@ -113,9 +113,9 @@ def test_modules_import_only_the_standard_library(name):
 def test_modules_import_both_ways():
     out = run_child("out['names'] = [landlock.__name__, seccomp.__name__]")
     assert out["names"] == ["landlock", "seccomp"]
-    package = importlib.import_module("referee.sandbox.landlock")
+    package = importlib.import_module("referee.seats.process.sandbox.landlock")
     assert package.abi_version() == landlock.abi_version()
-    assert importlib.import_module("referee.sandbox.seccomp").DENIED_ALWAYS == seccomp.DENIED_ALWAYS
+    assert importlib.import_module("referee.seats.process.sandbox.seccomp").DENIED_ALWAYS == seccomp.DENIED_ALWAYS
 
 
 # ---- Landlock ----------------------------------------------------------------------------

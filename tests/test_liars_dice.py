@@ -21,11 +21,11 @@ from hypothesis import strategies as st
 from protocol import liars_dice as wire
 from protocol.liars_dice import CHALLENGE, Bid
 from referee import games
-from referee.botspec import BotSpec
+from referee.core.botspec import BotSpec
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot
 from referee.games.liars_dice import LiarsDice, LiarsDiceState
 from referee.match import Match, MatchConfig
-from referee.verdict import ProtocolError, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = ROOT / "sample_players" / "liars_dice"

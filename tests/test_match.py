@@ -16,8 +16,8 @@ import trio
 from conftest import BOT_PYTHON
 
 from referee import games
-from referee.botspec import resolve, unique_names
-from referee.limits import LimitsOverride
+from referee.core.botspec import resolve, unique_names
+from referee.core.limits import LimitsOverride
 from referee.match import Match, MatchConfig, MatchError
 
 MISBEHAVE = Path(__file__).parent / "bots" / "misbehave.py"

@@ -425,7 +425,7 @@ def test_placements_count_every_place_for_any_seat_count(tmp_path):
 def test_the_sweep_removes_only_a_dead_referees_own_directories(tmp_path):
     """Only names a referee makes, owned by this user, of a pid not running; a crafted
     name (a pid too large for the system) neither crashes the sweep nor is removed."""
-    from referee.process import sweep_stale_directories
+    from referee.seats.process.bot import sweep_stale_directories
 
     stale = tmp_path / "referee-3999999-bot-abcd1234"
     names = ["referee-99999999999999999999-x", "referee-2023-11-results", f"referee-{os.getpid()}-me-abcd1234"]
@@ -438,7 +438,7 @@ def test_the_sweep_removes_only_a_dead_referees_own_directories(tmp_path):
 
 
 def test_the_summary_never_follows_a_planted_link(tmp_path):
-    from referee.output import write_atomically
+    from referee.cli.output import write_atomically
 
     victim = tmp_path / "victim"
     victim.write_text("keep")
@@ -458,7 +458,7 @@ def test_the_summary_never_follows_a_planted_link(tmp_path):
     ],
 )
 def test_a_command_with_code_urls_or_later_files_is_not_refused(command):
-    from referee.botspec import resolve
+    from referee.core.botspec import resolve
 
     assert resolve(command).argv
 

@@ -19,12 +19,13 @@ import pytest
 import trio
 from conftest import BOT_PYTHON
 
-from referee import process, sandbox
-from referee.botspec import BotSpec
-from referee.limits import Limits, MiB
-from referee.monitor import Monitor
-from referee.process import BotProcess, StderrCapture
-from referee.verdict import BotFault, Verdict
+from referee.core.botspec import BotSpec
+from referee.core.limits import Limits, MiB
+from referee.core.verdict import BotFault, Verdict
+from referee.seats.process import bot as process
+from referee.seats.process import sandbox
+from referee.seats.process.bot import BotProcess, StderrCapture
+from referee.seats.process.monitor import Monitor
 
 BOT = Path(__file__).parent / "bots" / "misbehave.py"
 
@@ -39,7 +40,7 @@ def io_path(request, monkeypatch):
 
 def test_the_c_fast_path_is_built():
     # The README's setup needs a C compiler, and with one the extension must build.
-    importlib.import_module("referee._fastpath")
+    importlib.import_module("referee.seats.process._fastpath")
 
 
 LIMITS = Limits(startup_s=5.0, decision_s=0.5, cpu_s=1.0, memory_bytes=150 * MiB, exit_s=2.0)

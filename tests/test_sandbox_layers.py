@@ -1,4 +1,4 @@
-"""The isolation layers themselves (referee/sandbox/): choice and fallback, what a bot
+"""The isolation layers themselves (referee/seats/process/sandbox/): choice and fallback, what a bot
 under the supervised layers really gets, and that nothing of a bot outlives the referee.
 
 The attacks of issue 8 are in tests/test_isolation.py; the misbehaving programs of
@@ -18,10 +18,10 @@ import psutil
 import pytest
 import trio
 
-from referee import sandbox
-from referee.botspec import BotSpec
-from referee.limits import Limits
-from referee.process import BotProcess
+from referee.core.botspec import BotSpec
+from referee.core.limits import Limits
+from referee.seats.process import sandbox
+from referee.seats.process.bot import BotProcess
 
 ROOT = Path(__file__).resolve().parents[1]
 HOSTILE = ROOT / "tests" / "hostile"

@@ -16,8 +16,8 @@ from conftest import BOT_PYTHON, SAMPLES
 
 from protocol import yahtzee as wire
 from referee import games
-from referee.botspec import BotSpec, resolve, unique_names
-from referee.limits import LimitsOverride
+from referee.core.botspec import BotSpec, resolve, unique_names
+from referee.core.limits import LimitsOverride
 from referee.match import Match, MatchConfig
 from referee.seats import Seat
 from referee.seats.inprocess import InProcessSeat
@@ -113,9 +113,9 @@ def test_a_late_answer_is_a_timeout(tmp_path):
 
 def test_the_monitor_knows_no_bot_process():
     """The limits monitor is the process seat's business: it imports no BotProcess."""
-    import referee.monitor
+    import referee.seats.process.monitor
 
-    assert "BotProcess" not in vars(referee.monitor)
+    assert "BotProcess" not in vars(referee.seats.process.monitor)
     assert issubclass(InProcessSeat, Seat)
 
 
@@ -181,9 +181,9 @@ async def test_each_nursery_has_its_own_monitor():
     bot was started first, has ended (the monitor lives as long as its nursery)."""
     import shutil
 
-    from referee import sandbox
-    from referee.limits import Limits
-    from referee.process import BotProcess
+    from referee.core.limits import Limits
+    from referee.seats.process import sandbox
+    from referee.seats.process.bot import BotProcess
 
     cat = shutil.which("cat")
     spec = BotSpec(name="cat", argv=[cat], home="/")

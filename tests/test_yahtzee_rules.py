@@ -10,9 +10,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from protocol import yahtzee as wire
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games import yahtzee as rules
 from referee.games.yahtzee import Yahtzee, YahtzeeState
-from referee.verdict import ProtocolError, Verdict
 
 # Seed 004, "APPENDIX - EXAMPLES OF LEGAL AND ILLEGAL PLAYS", in order: (position, action, verdict).
 _P1 = "-1 -1 -1 8 -1 -1 -1 -1 -1 -1 -1 -1 20 0 -1 -1 3 -1 0 -1 -1 -1 -1 -1 -1 -1 -1 0 1 3 4 5 6"

@@ -37,8 +37,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from referee.limits import Limits
-from referee.verdict import Verdict
+from referee.core.limits import Limits
+from referee.core.verdict import Verdict
 
 
 class DeadBot(enum.StrEnum):
@@ -186,7 +186,7 @@ class Game(abc.ABC):
 
     # ------------------------------------------------------------------ referee check
     #
-    # ``referee check BOT --game NAME`` (referee/check.py) plays a few games between a
+    # ``referee check BOT --game NAME`` (referee/cli/check.py) plays a few games between a
     # student's bot and the game's reference player and judges every line of them.  A
     # game tells it three things; the defaults make the check play random games only.
 

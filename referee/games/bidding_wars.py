@@ -31,9 +31,9 @@ from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from protocol import bidding_wars as wire
+from referee.core.limits import GiB, Limits
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot, Event, Game, GameState, Option
-from referee.limits import GiB, Limits
-from referee.verdict import ProtocolError, Verdict
 
 _BOTH = (0, 1)
 _NOBODY = ()
@@ -290,7 +290,7 @@ class BiddingWars(Game):
         rng.shuffle(deck)
         return BiddingWarsState(self.n, deck)
 
-    # -- referee check (referee/check.py) --
+    # -- referee check (referee/cli/check.py) --
 
     #: A uniformly random card from its hand: it never faults.
     check_opponent = "bidding_wars/random.py"

@@ -35,9 +35,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol import dice_poker as wire
+from referee.core.limits import Limits, MiB
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot, Event, Game, GameState
-from referee.limits import Limits, MiB
-from referee.verdict import ProtocolError, Verdict
 
 # ---------------------------------------------------------------- phases and outcomes
 
@@ -259,7 +259,7 @@ class DicePoker(Game):
             raise ValueError(f"dice-poker is played by 2 seats, not {seats}")
         return DicePokerState(*deal(rng))
 
-    # -- referee check (referee/check.py) --
+    # -- referee check (referee/cli/check.py) --
 
     #: Raises and calls with a die of 4 or more: both seats' choices come up in a few deals.
     check_opponent = "dice_poker/threshold.py"

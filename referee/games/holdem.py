@@ -66,10 +66,10 @@ except ImportError:  # pragma: no cover - another phevaluator layout
     from phevaluator import evaluate_5cards, evaluate_7cards
 
 from protocol import holdem as wire
+from referee.core.limits import GiB, Limits
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot, Event, Game, GameState, Option
 from referee.games.holdem_phh import phh_writer
-from referee.limits import GiB, Limits
-from referee.verdict import ProtocolError, Verdict
 
 FOLD, CHECK, CALL = wire.FOLD, wire.CHECK, wire.CALL
 
@@ -793,7 +793,7 @@ class Holdem(Game):
             bot_showdown=bool(self.options["bot_showdown"]),
         )
 
-    # -- referee check (referee/check.py) --
+    # -- referee check (referee/cli/check.py) --
 
     #: Random legal actions, min-raises and all-ins included: it never faults.
     check_opponent = "holdem/random_player.py"

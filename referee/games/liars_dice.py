@@ -39,9 +39,9 @@ from typing import Any
 
 from protocol import liars_dice as wire
 from protocol.liars_dice import CHALLENGE, Bid
+from referee.core.limits import GiB, Limits
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot, Event, Game, GameState
-from referee.limits import GiB, Limits
-from referee.verdict import ProtocolError, Verdict
 
 MAX_SEATS = 6
 _MAX_DICE = MAX_SEATS * wire.DICE_PER_SEAT
@@ -388,7 +388,7 @@ class LiarsDice(Game):
             raise ValueError(f"liars-dice is played by 2..{MAX_SEATS} seats, not {seats}")
         return LiarsDiceState(seats, rng)
 
-    # -- referee check (referee/check.py) --
+    # -- referee check (referee/cli/check.py) --
 
     #: Random legal bids and challenges: it never faults, and rounds end both ways.
     check_opponent = "liars_dice/random_legal.py"

@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol import yahtzee as wire
+from referee.core.limits import GiB, Limits
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot, Game, GameState
-from referee.limits import GiB, Limits
-from referee.verdict import ProtocolError, Verdict
 
 _YAHTZEE = wire.YAHTZEE
 _BONUS = wire.BONUS
@@ -273,7 +273,7 @@ class Yahtzee(Game):
             raise ValueError(f"yahtzee is played by 2 seats, not {seats}")
         return YahtzeeState(rng)
 
-    # -- referee check (referee/check.py) --
+    # -- referee check (referee/cli/check.py) --
 
     #: Random legal play: it never faults, and it reaches every kind of position.
     check_opponent = "yahtzee/random_player.py"

@@ -11,10 +11,10 @@ A match drives each bot through this small surface and nothing else::
     seat.usage()                     # CPU, memory, decisions, latencies: right at any time
 
 How a seat runs its bot — a sandboxed process with a limits monitor and a stderr
-capture (:class:`referee.process.BotProcess`), a Python callable in the referee's own
+capture (:class:`referee.seats.process.bot.BotProcess`), a Python callable in the referee's own
 process (:class:`referee.seats.inprocess.InProcessSeat`), later a TCP connection or a
 human at a terminal — is its own business.  A seat reports how it ended through
-``death`` (a :class:`~referee.verdict.Verdict`, ``None`` while it may still play) and
+``death`` (a :class:`~referee.core.verdict.Verdict`, ``None`` while it may still play) and
 ``death_detail``; the match turns faults into the game's penalties.
 """
 
@@ -27,9 +27,9 @@ from typing import Protocol
 import msgspec
 import trio
 
-from referee.botspec import BotSpec
-from referee.limits import Limits
-from referee.verdict import Verdict
+from referee.core.botspec import BotSpec
+from referee.core.limits import Limits
+from referee.core.verdict import Verdict
 
 
 class SeatUsage(msgspec.Struct, frozen=True):

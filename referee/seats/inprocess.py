@@ -31,10 +31,10 @@ from typing import Any
 
 import trio
 
-from referee.botspec import BotSpec
-from referee.limits import Limits
+from referee.core.botspec import BotSpec
+from referee.core.limits import Limits
+from referee.core.verdict import BotFault, Verdict
 from referee.seats._abc import Seat, SeatFactory, SeatUsage
-from referee.verdict import BotFault, Verdict
 
 Decide = Callable[[str], str | bytes | Awaitable[str | bytes]]
 Inform = Callable[[str], Any]

@@ -1,4 +1,4 @@
-/* The per-decision I/O fast path of referee.process.BotProcess.request, in C.
+/* The per-decision I/O fast path of referee.seats.process.bot.BotProcess.request, in C.
  *
  * exchange(wfd, rfd, line, max_line, counters) writes `line` to the bot's stdin and
  * makes ONE nonblocking read of its stdout.  `counters` is a writable int64 buffer:
@@ -103,6 +103,6 @@ static PyMethodDef methods[] = {
     {NULL, NULL, 0, NULL},
 };
 
-static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee._fastpath", NULL, -1, methods, NULL, NULL, NULL, NULL};
+static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee.seats.process._fastpath", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
 PyMODINIT_FUNC PyInit__fastpath(void) { return PyModule_Create(&module); }

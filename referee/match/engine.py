@@ -26,14 +26,15 @@ import msgspec
 import psutil
 import trio
 
-from referee import __version__, sandbox
-from referee.botspec import BotSpec
+from referee import __version__
+from referee.core.botspec import BotSpec
+from referee.core.limits import Limits, LimitsOverride
+from referee.core.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
 from referee.games import DeadBot, Game, GameState
 from referee.games import get as get_game
-from referee.limits import Limits, LimitsOverride
-from referee.process import BotProcess, sweep_stale_directories
 from referee.seats import Seat, SeatFactory, SeatUsage
-from referee.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
+from referee.seats.process import sandbox
+from referee.seats.process.bot import BotProcess, sweep_stale_directories
 
 #: How many forfeits per player are kept with full details in the summary.
 FORFEIT_DETAILS_KEPT = 20
@@ -55,7 +56,7 @@ class MatchConfig(msgspec.Struct, frozen=True):
     seed: int = 0
     recover: bool = False
     pin: bool = True
-    #: ``auto``, ``strict`` or a layer of referee.sandbox.Layer.
+    #: ``auto``, ``strict`` or a layer of referee.seats.process.sandbox.Layer.
     sandbox: str = "auto"
     #: As root, run a bot that cannot have a uid of its own as root instead of refusing it.
     allow_root_bots: bool = False

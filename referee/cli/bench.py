@@ -28,10 +28,10 @@ from pathlib import Path
 import trio
 
 from referee import games
-from referee.botspec import BotSpec
-from referee.limits import Limits
+from referee.core.botspec import BotSpec
+from referee.core.limits import Limits
 from referee.match import Match, MatchConfig, pinned_to_one_core
-from referee.process import BotProcess
+from referee.seats.process.bot import BotProcess
 
 POSITION = b"-1 -1 -1 8 -1 -1 -1 -1 -1 -1 -1 -1 20 0 -1 -1 3 -1 0 -1 -1 -1 -1 -1 -1 -1 -1 0 1 3 4 5 6 1\n"
 

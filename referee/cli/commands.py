@@ -21,13 +21,16 @@ from collections.abc import Sequence
 
 import trio
 
-from referee import __version__, arguments, check, games, interrupts, output, sandbox
-from referee.botspec import BotSpec, BotSpecError, resolve, unique_names
-from referee.limits import MiB
+from referee import __version__, games
+from referee.cli import arguments, check, output
+from referee.core import interrupts
+from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
+from referee.core.limits import MiB
+from referee.core.verdict import printable
 from referee.match import GIVE_UP_AFTER, GameOutcome, Match, MatchConfig, MatchError, MatchResult
-from referee.process import stderr_tail
-from referee.progress import MatchProgress
-from referee.verdict import printable
+from referee.seats.process import sandbox
+from referee.seats.process.bot import stderr_tail
+from referee.sinks.progress import MatchProgress
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -407,7 +410,7 @@ def cmd_games(_: argparse.Namespace) -> int:
 
 
 def cmd_bench(args: argparse.Namespace) -> int:
-    from referee import bench
+    from referee.cli import bench
 
     return bench.main(round_trips=args.round_trips, games=args.games, deals=args.deals)
 

@@ -8,7 +8,7 @@
       name = "mybot"                 # optional: defaults to the directory's name
       run = "python3 mybot.py"       # required: words naming files in the directory are made absolute
       build = "make"                 # optional: run in the directory before the match
-      [limits]                       # optional: any field of referee.limits.Limits
+      [limits]                       # optional: any field of referee.core.limits.Limits
       decision_s = 2.0
 
 A bot learns where its own files are from ``$REFEREE_BOT_DIR``.
@@ -25,7 +25,7 @@ from pathlib import Path
 
 import msgspec
 
-from referee.limits import LimitsOverride
+from referee.core.limits import LimitsOverride
 
 MANIFEST = "bot.toml"
 
@@ -69,7 +69,7 @@ def _confine(argv: list[str], home: Path, manifest_path: Path) -> None:
     path elsewhere would let a bot widen its own sandbox to another bot's files.
     (Programs named without a path, like ``python3``, come from the user's PATH.)
     """
-    from referee.sandbox import SYSTEM_DIRS  # the system's directories, visible to every bot
+    from referee.seats.process.sandbox import SYSTEM_DIRS  # the system's directories, visible to every bot
 
     allowed = (str(home), *SYSTEM_DIRS)
     for word in argv:

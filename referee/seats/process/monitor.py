@@ -3,7 +3,7 @@
 One trio task per referee process wakes every ``interval`` seconds, asks psutil for each
 bot's whole tree (CPU seconds including reaped children, resident memory) and kills a
 bot that is over its budget or cap; the bot's pending request then fails with that
-verdict.  The kernel rlimits in :mod:`referee.sandbox` are only backstops for what
+verdict.  The kernel rlimits in :mod:`referee.seats.process.sandbox` are only backstops for what
 happens between samples.  Sampling costs ~15 µs per process plus one scan of /proc
 (~0.4 ms with 70 processes), so at 4 Hz it is noise next to a match.
 """
@@ -14,7 +14,7 @@ from typing import Protocol
 
 import trio
 
-from referee import sandbox
+from referee.seats.process import sandbox
 
 DEFAULT_INTERVAL_S = 0.25
 

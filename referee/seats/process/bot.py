@@ -3,7 +3,7 @@
 A :class:`BotProcess` is the referee's only way to talk to a bot.  Its contract:
 
 * ``await bot.request(line)`` writes one line and returns the bot's one-line reply, or
-  raises :class:`~referee.verdict.BotFault` naming what went wrong.  Every wait in it
+  raises :class:`~referee.core.verdict.BotFault` naming what went wrong.  Every wait in it
   is bounded: the first reply by the startup allowance, later ones by the per-decision
   limit, a bot that does not read its input by the same deadline.
 * ``await bot.tell(line)`` sends an information line; if the game says the bot answers
@@ -36,22 +36,22 @@ import psutil
 import trio
 
 from protocol.lines import show
-from referee import sandbox
-from referee.botspec import BotSpec
-from referee.limits import Limits
-from referee.monitor import Monitor, shared_monitor
-from referee.sandbox import spawn
+from referee.core.botspec import BotSpec
+from referee.core.limits import Limits
+from referee.core.verdict import BotFault, Verdict, printable
 from referee.seats import Seat, SeatUsage
-from referee.verdict import BotFault, Verdict, printable
+from referee.seats.process import sandbox
+from referee.seats.process.monitor import Monitor, shared_monitor
+from referee.seats.process.sandbox import spawn
 
 _READ_SIZE = 1 << 16
 _NEWLINE = b"\n"
 _now_ns = time.monotonic_ns  # CLOCK_MONOTONIC, as in the C fast path
-# The statistics array shared with referee/_fastpath.c.
+# The statistics array shared with referee/seats/process/_fastpath.c.
 _ANSWERED, _LATENCY_SUM, _LATENCY_MAX, _FIRST_ANSWER, _START, _N_COUNTERS = range(6)
 
 try:
-    from referee._fastpath import exchange as _exchange
+    from referee.seats.process._fastpath import exchange as _exchange
 except ImportError:  # built without a C compiler: the pure-Python path does the same
     _exchange = None
 _read = os.read
@@ -178,7 +178,7 @@ class BotProcess(Seat):
     """A running bot.  Create, ``await start(nursery)``, talk, ``await close()``.
 
     The process seat: its sandbox, its limits monitor (one shared per nursery, see
-    :mod:`referee.monitor`), its stderr capture and its fast path are its own business.
+    :mod:`referee.seats.process.monitor`), its stderr capture and its fast path are its own business.
     """
 
     def __init__(

@@ -16,8 +16,8 @@ from typing import TextIO
 
 import trio
 
+from referee.core.verdict import Forfeit, printable
 from referee.match import GameOutcome
-from referee.verdict import Forfeit, printable
 
 #: Seconds between two plain progress lines when stderr is not a terminal
 #: (``REFEREE_PROGRESS_EVERY_S`` changes it, for tests and for quieter logs).

@@ -27,7 +27,7 @@ here, ``strict`` the strongest or refuses to run):
     bubblewrap, where it is installed: namespaces much like the layer above, without
     the seccomp filter, Landlock or the process cap.
 
-:mod:`referee.sandbox.supervisor` builds the supervised layers; :mod:`.spawn` starts
+:mod:`referee.seats.process.sandbox.supervisor` builds the supervised layers; :mod:`.spawn` starts
 every bot with bounded waits.  docs/security.md has the threat model and a measured
 table of what each layer stops.
 """
@@ -53,8 +53,8 @@ from pathlib import Path
 
 import psutil
 
-from referee.limits import Limits
-from referee.sandbox import cgroups, landlock, seccomp
+from referee.core.limits import Limits
+from referee.seats.process.sandbox import cgroups, landlock, seccomp
 
 #: Environment variable carrying a per-bot random token; the final sweep finds escaped
 #: descendants (a double-forked daemon) by it.
@@ -79,7 +79,7 @@ SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "
 #: the CPU and memory topology there.
 _SYSFS = "/sys"
 #: The wire modules are public: sandboxed Python bots may import them.
-PROTOCOL_DIR = str(Path(__file__).resolve().parents[2] / "protocol")
+PROTOCOL_DIR = str(Path(__file__).resolve().parents[4] / "protocol")
 SUPERVISOR = str(Path(__file__).resolve().parent / "supervisor.py")
 #: Device files a bot under Landlock alone may write (it reads all of /dev).
 _WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")
@@ -495,7 +495,7 @@ def _supervisor_config(
     limits: Limits,
     parts: list[str],
 ) -> dict:
-    """The supervisor's configuration for one bot (see referee/sandbox/supervisor.py)."""
+    """The supervisor's configuration for one bot (see referee/seats/process/sandbox/supervisor.py)."""
     rlimits = [[res, soft, hard] for res, (soft, hard) in rlimits_for(limits)]
     config: dict = {
         "mode": str(layer),

@@ -16,7 +16,7 @@ line the game has, and prints a checklist::
 Verdicts mean exactly what they mean in ``referee match``: the games are played by a
 :class:`~referee.match.Match` with the same limits, sandbox and penalties (``recover``
 on, so that one crash does not end the check).  Its bots run in :class:`CheckProcess`, a
-:class:`~referee.process.BotProcess` that only observes more: it times each answer,
+:class:`~referee.seats.process.bot.BotProcess` that only observes more: it times each answer,
 looks for output no request asked for, samples memory more often, and at the end closes
 the bot's input and waits to see whether the bot exits by itself.
 
@@ -58,13 +58,16 @@ from typing import Any, ClassVar
 import msgspec
 import trio
 
-from referee import arguments, games, interrupts, sandbox
-from referee.botspec import BotSpec, BotSpecError, resolve
+from referee import games
+from referee.cli import arguments
+from referee.core import interrupts
+from referee.core.botspec import BotSpec, BotSpecError, resolve
+from referee.core.limits import Limits, MiB
+from referee.core.verdict import BotFault, Verdict, printable
 from referee.games.base import CheckPosition, Game, GameState
-from referee.limits import Limits, MiB
 from referee.match import GameOutcome, Match, MatchConfig, MatchError
-from referee.process import BotProcess, describe_status, eof_grace_s
-from referee.verdict import BotFault, Verdict, printable
+from referee.seats.process import sandbox
+from referee.seats.process.bot import BotProcess, describe_status, eof_grace_s
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -74,7 +77,7 @@ EXIT_CANNOT_START = 3
 #: Random games per check (at the usual seat count) when ``--games`` is not given.
 DEFAULT_GAMES = 10
 #: Where the reference players live: the source tree's ``sample_players``.
-SAMPLE_PLAYERS = Path(__file__).resolve().parents[1] / "sample_players"
+SAMPLE_PLAYERS = Path(__file__).resolve().parents[2] / "sample_players"
 #: The check stops after this many late answers: each one costs a whole decision limit,
 #: and two are enough to fail the item.
 STOP_AFTER_TIMEOUTS = 2

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import msgspec
 
-from referee.limits import MiB
+from referee.core.limits import MiB
+from referee.core.verdict import printable
 from referee.match import FORFEIT_DETAILS_KEPT, MatchResult
-from referee.verdict import printable
 
 #: Forfeits the table details per bot; the rest are counted and left to ``--json``.
 FORFEITS_SHOWN = 3

@@ -8,7 +8,7 @@ import math
 from typing import Any
 
 from referee import games
-from referee.limits import LimitsOverride, MiB
+from referee.core.limits import LimitsOverride, MiB
 
 #: Words that lift a limit (``--cpu-limit none``).
 _UNLIMITED = {"none", "inf", "unlimited"}
