@@ -9,6 +9,11 @@ from setuptools import Extension, setup
 
 setup(
     ext_modules=[
-        Extension("referee.seats.process._fastpath", ["referee/seats/process/_fastpath.c"], optional=True, extra_compile_args=["-O2"]),
+        Extension(
+            "referee.seats.process._fastpath",
+            ["referee/seats/process/_fastpath.c"],
+            optional=True,
+            extra_compile_args=["-O2"],
+        ),
     ]
 )

@@ -159,7 +159,6 @@ _CARD = rb"([2-9TJQKA][SHDC])"
 _SHOW_RE = re.compile(rb"[ \t]*" + rb"[ \t]+".join([_CARD] * 5) + rb"[ \t]*\r?")
 
 
-
 def _as_bytes(line: bytes | str) -> bytes:
     if isinstance(line, bytes):
         return line

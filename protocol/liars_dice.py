@@ -243,7 +243,6 @@ def _number(digits: bytes) -> int:
     return int(digits)
 
 
-
 def show_number(value: int) -> str:
     """``value`` for a message, kept short however large it is."""
     if -(10**12) < value < 10**12:

@@ -96,7 +96,9 @@ def test_a_manifest_may_only_lower_its_limits():
     """A manifest is its author's: it may tighten a limit, never loosen one; the
     command line may do both (docs/limits-and-verdicts.md)."""
     game = Limits(decision_s=10.0, cpu_s=600.0, memory_bytes=2 << 30, stderr_bytes=1 << 20)
-    asked = LimitsOverride(decision_s=1e9, cpu_s=5.0, memory_bytes=1 << 40, stderr_bytes=16 << 30, processes=8)
+    asked = LimitsOverride(
+        decision_s=1e9, cpu_s=5.0, memory_bytes=1 << 40, stderr_bytes=16 << 30, processes=8
+    )
     got = game.lowered(asked)
     assert (got.decision_s, got.cpu_s, got.memory_bytes, got.stderr_bytes) == (10.0, 5.0, 2 << 30, 1 << 20)
     assert got.processes == 8

@@ -143,7 +143,9 @@ def test_output_after_the_last_answer_fails_extra_output(tmp_path):
 
 
 def test_answering_information_lines_fails_extra_output(tmp_path):
-    code, out, _, data = referee_check(bot("answers_information.py"), "liars-dice", tmp_path, *SHORT, "--games", "2")
+    code, out, _, data = referee_check(
+        bot("answers_information.py"), "liars-dice", tmp_path, *SHORT, "--games", "2"
+    )
     assert code == 1 and "output" in failing(data)
     assert "answer only the lines that ask for an answer" in out
 

@@ -37,7 +37,9 @@ def test_match_writes_summary_log_and_table(built_samples, tmp_path):
     for player in data["players"]:
         assert fields <= set(player)
     one, other = data["players"]
-    assert one["wins"] == other["losses"] and one["losses"] == other["wins"] and one["draws"] == other["draws"]
+    assert (
+        one["wins"] == other["losses"] and one["losses"] == other["wins"] and one["draws"] == other["draws"]
+    )
     assert one["wins"] + one["losses"] + one["draws"] == 30
     assert len(log.read_text().splitlines()) == 30
 
@@ -111,7 +113,9 @@ def test_two_games_cannot_share_a_flag_that_means_two_things(monkeypatch):
     from referee.games.base import Option
 
     clashing = type(
-        "Clash", (games.get("yahtzee"),), {"name": "clash", "option_specs": {"cards": Option(str, "x", "other")}}
+        "Clash",
+        (games.get("yahtzee"),),
+        {"name": "clash", "option_specs": {"cards": Option(str, "x", "other")}},
     )
     monkeypatch.setattr(games, "_registry", {**games.available(), "zz-clash": clashing})
     with pytest.raises(ValueError, match="--cards of zz-clash clashes with bidding-wars"):

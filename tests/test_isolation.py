@@ -661,7 +661,9 @@ def test_a_bot_cannot_read_or_write_outside_its_sandbox(where, layer, hostile_bi
                     if opponent is not None:
                         await opponent.start(nursery)
                         assert await opponent.request(REQUEST) == b"0"  # its secret.txt is written
-                        workdirs = os.path.join(tempfile.gettempdir(), f"referee-{os.getpid()}-{opponent.spec.name}-*")
+                        workdirs = os.path.join(
+                            tempfile.gettempdir(), f"referee-{os.getpid()}-{opponent.spec.name}-*"
+                        )
                         replies["its working directory"] = await probe("read-opponent", workdirs)
                     if readable is not None:
                         replies["read"] = await probe("read-file", _relative(readable))

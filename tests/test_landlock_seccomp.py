@@ -115,7 +115,10 @@ def test_modules_import_both_ways():
     assert out["names"] == ["landlock", "seccomp"]
     package = importlib.import_module("referee.seats.process.sandbox.landlock")
     assert package.abi_version() == landlock.abi_version()
-    assert importlib.import_module("referee.seats.process.sandbox.seccomp").DENIED_ALWAYS == seccomp.DENIED_ALWAYS
+    assert (
+        importlib.import_module("referee.seats.process.sandbox.seccomp").DENIED_ALWAYS
+        == seccomp.DENIED_ALWAYS
+    )
 
 
 # ---- Landlock ----------------------------------------------------------------------------

@@ -55,15 +55,30 @@ SILENT = "import sys\nfor line in sys.stdin:\n    pass\n"
 # ------------------------------------------------------------------ 1. interrupts
 
 
-@pytest.mark.parametrize(("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)])
+@pytest.mark.parametrize(
+    ("signum", "status"), [(signal.SIGINT, 130), (signal.SIGTERM, 143), (signal.SIGHUP, 129)]
+)
 def test_a_stop_signal_ends_the_match_with_its_summary(tmp_path, signum, status):
     """The summary of the games played is written (valid JSON, marked stopped, as many
     games as the log has), the table printed, the documented status returned, no
     traceback, and no working directory of the referee's left in /tmp."""
     summary, log = tmp_path / "s.json", tmp_path / "g.jsonl"
     referee_run = subprocess.Popen(
-        [sys.executable, "-m", "referee", "match", COMPETENT, GREEDY, "--games", "100000",
-         "--json", str(summary), "--log", str(log), "--no-pin"],
+        [
+            sys.executable,
+            "-m",
+            "referee",
+            "match",
+            COMPETENT,
+            GREEDY,
+            "--games",
+            "100000",
+            "--json",
+            str(summary),
+            "--log",
+            str(log),
+            "--no-pin",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
@@ -94,8 +109,20 @@ def test_an_interrupt_while_a_bot_is_silent_ends_at_once(tmp_path):
     sleeper = bot(tmp_path, "sleeper", "import time\ntime.sleep(3600)\n")
     summary = tmp_path / "s.json"
     run = subprocess.Popen(
-        [sys.executable, "-m", "referee", "match", sleeper, COMPETENT, "--games", "5",
-         "--json", str(summary), "--no-pin", "--quiet"],
+        [
+            sys.executable,
+            "-m",
+            "referee",
+            "match",
+            sleeper,
+            COMPETENT,
+            "--games",
+            "5",
+            "--json",
+            str(summary),
+            "--no-pin",
+            "--quiet",
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         stdin=subprocess.DEVNULL,
@@ -111,7 +138,9 @@ def test_an_interrupt_while_a_bot_is_silent_ends_at_once(tmp_path):
     data = json.loads(summary.read_text())
     assert data["games_played"] == 0 and data["stopped"] == "interrupted by SIGINT"
     assert not list(Path("/tmp").glob(f"referee-{run.pid}-*"))
-    assert not [p for p in psutil.process_iter(["cmdline"]) if str(tmp_path) in " ".join(p.info["cmdline"] or [])]
+    assert not [
+        p for p in psutil.process_iter(["cmdline"]) if str(tmp_path) in " ".join(p.info["cmdline"] or [])
+    ]
 
 
 def test_the_summary_is_rewritten_during_the_match(tmp_path):
@@ -119,8 +148,20 @@ def test_the_summary_is_rewritten_during_the_match(tmp_path):
     checkpoint (every 10 s; 1 s here), marked in progress, and stays valid JSON."""
     summary = tmp_path / "s.json"
     run = subprocess.Popen(
-        [sys.executable, "-m", "referee", "match", COMPETENT, COMPETENT, "--games", "1000000",
-         "--json", str(summary), "--no-pin", "--quiet"],
+        [
+            sys.executable,
+            "-m",
+            "referee",
+            "match",
+            COMPETENT,
+            COMPETENT,
+            "--games",
+            "1000000",
+            "--json",
+            str(summary),
+            "--no-pin",
+            "--quiet",
+        ],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         stdin=subprocess.DEVNULL,
@@ -307,7 +348,9 @@ def test_two_bots_one_cannot_start_exits_3_with_a_summary(tmp_path):
 def test_a_failed_build_exits_3(tmp_path):
     home = tmp_path / "built"
     home.mkdir()
-    (home / "bot.toml").write_text('name = "built"\nrun = "./bot"\nbuild = "echo compile error >&2; exit 1"\n')
+    (home / "bot.toml").write_text(
+        'name = "built"\nrun = "./bot"\nbuild = "echo compile error >&2; exit 1"\n'
+    )
     done = referee("match", str(home), COMPETENT, "--games", "1", "--build")
     assert done.returncode == 3, done.stderr
     assert "build failed" in done.stderr and "compile error" in done.stderr
@@ -395,7 +438,9 @@ def test_liars_dice_timeouts_cost_one_die_each_reported_as_timeout(tmp_path):
 
 def test_the_log_keeps_a_faulted_reply_whole(tmp_path):
     long_reply = "x" * 1000
-    noisy = bot(tmp_path, "noisy", f"import sys\nfor line in sys.stdin:\n    print('{long_reply}', flush=True)\n")
+    noisy = bot(
+        tmp_path, "noisy", f"import sys\nfor line in sys.stdin:\n    print('{long_reply}', flush=True)\n"
+    )
     log = tmp_path / "g.jsonl"
     done = referee("match", noisy, READER, "--game", "liars-dice", "--games", "1", "--log", str(log))
     assert done.returncode == 0, done.stderr
@@ -409,7 +454,17 @@ def test_placements_count_every_place_for_any_seat_count(tmp_path):
     winner) and one of each other place; wins are first places."""
     summary = tmp_path / "s.json"
     done = referee(
-        "match", READER, READER, READER, READER, "--game", "liars-dice", "--games", "8", "--json", str(summary)
+        "match",
+        READER,
+        READER,
+        READER,
+        READER,
+        "--game",
+        "liars-dice",
+        "--games",
+        "8",
+        "--json",
+        str(summary),
     )
     assert done.returncode == 0, done.stderr
     players = json.loads(summary.read_text())["players"]
@@ -428,7 +483,11 @@ def test_the_sweep_removes_only_a_dead_referees_own_directories(tmp_path):
     from referee.seats.process.bot import sweep_stale_directories
 
     stale = tmp_path / "referee-3999999-bot-abcd1234"
-    names = ["referee-99999999999999999999-x", "referee-2023-11-results", f"referee-{os.getpid()}-me-abcd1234"]
+    names = [
+        "referee-99999999999999999999-x",
+        "referee-2023-11-results",
+        f"referee-{os.getpid()}-me-abcd1234",
+    ]
     for name in names:
         (tmp_path / name).mkdir()
     stale.mkdir()
@@ -483,7 +542,9 @@ def test_a_closed_stderr_does_not_lose_the_summary(tmp_path):
 def test_a_failed_build_among_three_is_said_once(tmp_path):
     home = tmp_path / "built"
     home.mkdir()
-    (home / "bot.toml").write_text('name = "built"\nrun = "./bot"\nbuild = "echo compile error >&2; exit 1"\n')
+    (home / "bot.toml").write_text(
+        'name = "built"\nrun = "./bot"\nbuild = "echo compile error >&2; exit 1"\n'
+    )
     done = referee("match", str(home), READER, READER, "--game", "liars-dice", "--games", "2", "--build")
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if "build failed" in line]

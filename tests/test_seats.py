@@ -72,7 +72,10 @@ def test_an_exception_is_a_crash_and_a_wrong_reply_a_protocol_fault(tmp_path):
         return greedy(line)
 
     players, _ = _play(
-        _specs("flaky", "greedy"), InProcessSeat.factory({"flaky": flaky, "greedy": greedy}), tmp_path, games_count=3
+        _specs("flaky", "greedy"),
+        InProcessSeat.factory({"flaky": flaky, "greedy": greedy}),
+        tmp_path,
+        games_count=3,
     )
     assert players["flaky"]["forfeits"] == {"crash": 3}  # the game it crashed in, then two more
     assert "raised ValueError: boom" in players["flaky"]["forfeit_details"][0]["detail"]
@@ -165,7 +168,11 @@ def test_the_summary_is_right_mid_match(tmp_path):
 
 def test_in_process_replies_are_held_to_the_line_rules(tmp_path):
     greedy = _greedy()
-    for reply, detail in (("1\n\n", "more than one line"), ("7" * 5000, "longer than 4096"), ("\ud800", "UTF-8")):
+    for reply, detail in (
+        ("1\n\n", "more than one line"),
+        ("7" * 5000, "longer than 4096"),
+        ("\ud800", "UTF-8"),
+    ):
         players, _ = _play(
             _specs("odd", "greedy"),
             InProcessSeat.factory({"odd": lambda line, r=reply: r, "greedy": greedy}),

@@ -19,7 +19,9 @@ def _positive(text: str, unit: str, lift: bool) -> float:
         return math.inf
     value = float(text)
     if not value > 0 or math.isinf(value):
-        raise argparse.ArgumentTypeError(f"must be a positive number of {unit}" + (" or 'none'" if lift else ""))
+        raise argparse.ArgumentTypeError(
+            f"must be a positive number of {unit}" + (" or 'none'" if lift else "")
+        )
     return value
 
 
@@ -48,9 +50,13 @@ def add_limit_options(parser: argparse.ArgumentParser, title: str, *, full: bool
     time_type, memory_type = (seconds_or_none, mib_or_none) if full else (seconds, mib)
     group.add_argument("--startup-timeout", type=time_type, metavar="S", help="seconds to the first answer")
     group.add_argument("--decision-timeout", type=time_type, metavar="S", help="seconds per later answer")
-    group.add_argument("--memory-limit", type=memory_type, metavar="MIB", help="resident MiB of a bot's process tree")
+    group.add_argument(
+        "--memory-limit", type=memory_type, metavar="MIB", help="resident MiB of a bot's process tree"
+    )
     if full:
-        group.add_argument("--cpu-limit", type=seconds_or_none, metavar="S", help="CPU seconds per bot per match")
+        group.add_argument(
+            "--cpu-limit", type=seconds_or_none, metavar="S", help="CPU seconds per bot per match"
+        )
         group.add_argument(
             "--address-space-limit", type=mib_or_none, metavar="MIB", help="RLIMIT_AS per process (off)"
         )
@@ -94,5 +100,9 @@ def add_game_options(parser: argparse.ArgumentParser, title: str) -> None:
 def game_options(args: argparse.Namespace, only: type[games.Game] | None = None) -> dict[str, Any]:
     """The game options given (those of game ``only``, if named; the others are left
     for the game to refuse)."""
-    given = {k.removeprefix("option_"): v for k, v in vars(args).items() if k.startswith("option_") and v is not None}
+    given = {
+        k.removeprefix("option_"): v
+        for k, v in vars(args).items()
+        if k.startswith("option_") and v is not None
+    }
     return {k: v for k, v in given.items() if only is None or k in only.option_specs}

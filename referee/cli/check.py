@@ -681,7 +681,9 @@ def judge(run: CheckRun) -> list[Item]:
             else f"{answered} requests answered, every reply parses",
         )
         if bad and bad[0].verdict is Verdict.CRASH:
-            answers.hint = "it crashed (the end of its stderr is quoted above); the check restarted it and went on"
+            answers.hint = (
+                "it crashed (the end of its stderr is quoted above); the check restarted it and went on"
+            )
         elif bad:
             answers.hint = f"answer each request with exactly one line, in the form {doc} gives"
 
@@ -751,7 +753,9 @@ def judge(run: CheckRun) -> list[Item]:
             )
         timing = item("time", f"{len(late)} late; {figure}" if late else figure)
         if p99 > limit / 2:
-            timing.notes.append("the 99th percentile is over half the limit: a slower machine may time it out")
+            timing.notes.append(
+                "the 99th percentile is over half the limit: a slower machine may time it out"
+            )
         if late:
             timing.hint = (
                 "answer every request within the limit: flush after each answer, and bound any search "
@@ -858,7 +862,9 @@ def render(run: CheckRun, items: list[Item], color: bool) -> str:
         )
     failed = [item.title for item in items if item.status == "fail"]
     passed = sum(1 for item in items if item.status == "pass")
-    verdict = f"FAILED: {', '.join(failed)}" if failed else "INTERRUPTED" if run.signal is not None else "PASSED"
+    verdict = (
+        f"FAILED: {', '.join(failed)}" if failed else "INTERRUPTED" if run.signal is not None else "PASSED"
+    )
     if color:
         verdict = f"\x1b[1;{31 if failed or run.signal is not None else 32}m{verdict}\x1b[0m"
     out.append(f"{verdict} ({passed} of {len(items)} items passed, {run.elapsed:.1f} s)")
@@ -917,7 +923,10 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--game", default="yahtzee", choices=list(games.available()), help="which game (default yahtzee)"
     )
     check.add_argument(
-        "--games", type=int, default=DEFAULT_GAMES, help=f"random games besides the positions (default {DEFAULT_GAMES})"
+        "--games",
+        type=int,
+        default=DEFAULT_GAMES,
+        help=f"random games besides the positions (default {DEFAULT_GAMES})",
     )
     check.add_argument("--seed", type=int, help="seed of the random games (default: random, printed)")
     check.add_argument("--json", metavar="PATH", help="also write the checklist as JSON here")
@@ -977,9 +986,7 @@ def main(args: argparse.Namespace) -> int:
     override = arguments.limits_from(args)
     try:
         game = game_cls(**options)
-        seats = max(
-            [2 if 2 in game.seats else game.seats.start, *(p.seats for p in game.check_positions())]
-        )
+        seats = max([2 if 2 in game.seats else game.seats.start, *(p.seats for p in game.check_positions())])
         bot = resolve(args.bot)
         opponents = _opponent_specs(game_cls, args.opponent, bot, seats - 1)
         layer = sandbox.choose(args.sandbox)
@@ -1032,7 +1039,9 @@ def main(args: argparse.Namespace) -> int:
     print(render(run, items, color=sys.stdout.isatty() and "NO_COLOR" not in os.environ))
     if args.json:
         try:
-            Path(args.json).write_text(json.dumps(report(run, items, code), indent=2, ensure_ascii=False) + "\n")
+            Path(args.json).write_text(
+                json.dumps(report(run, items, code), indent=2, ensure_ascii=False) + "\n"
+            )
         except OSError as exc:
             print(f"referee: --json {args.json}: {exc}", file=sys.stderr)
     return code

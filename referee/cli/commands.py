@@ -86,9 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     match.add_argument(
         "--game", default="yahtzee", choices=list(games.available()), help="which game (default yahtzee)"
     )
-    match.add_argument(
-        "--games", type=int, help="number of games (default: the game's, see `referee games`)"
-    )
+    match.add_argument("--games", type=int, help="number of games (default: the game's, see `referee games`)")
     match.add_argument("--seed", type=int, help="match seed (default: random, printed)")
     match.add_argument("--json", metavar="PATH", help="write a JSON summary here")
     match.add_argument("--log", metavar="PATH", help="write one JSON line per game, enough to replay it")
@@ -145,7 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="as root, run a bot whose files other users cannot read as root instead of refusing it "
         "(never for untrusted code)",
     )
-    arguments.add_limit_options(match, "limits (default: the game's seed values; 'none' lifts one)", full=True)
+    arguments.add_limit_options(
+        match, "limits (default: the game's seed values; 'none' lifts one)", full=True
+    )
 
     sub.add_parser("games", help="list the games")
     check.add_parser(sub)
@@ -168,7 +168,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--games", type=int, default=1000, metavar="N", help="games of the Yahtzee match (default 1000)"
     )
     bench.add_argument(
-        "--deals", type=int, default=100_000, metavar="N", help="deals of the dice-poker match (default 100000)"
+        "--deals",
+        type=int,
+        default=100_000,
+        metavar="N",
+        help="deals of the dice-poker match (default 100000)",
     )
     parser.commands = {"match": match, "bench": bench}  # type: ignore[attr-defined]
     return parser

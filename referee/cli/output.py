@@ -134,7 +134,10 @@ def print_table(result: MatchResult, elapsed: float, stderr_note: str | None = N
             groups.setdefault((f["verdict"], f["detail"]), []).append(f)
         shown = 0
         for (verdict, detail), group in list(groups.items())[:FORFEITS_SHOWN]:
-            places = [f"game {f['game']}" + (f" decision {f['decision']}" if f["decision"] >= 0 else "") for f in group]
+            places = [
+                f"game {f['game']}" + (f" decision {f['decision']}" if f["decision"] >= 0 else "")
+                for f in group
+            ]
             where = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4 else "")
             times = f" ×{len(group)}" if len(group) > 1 else ""
             say(f"  {p['name']}: {verdict}{times} at {where}: {detail}")
@@ -153,7 +156,9 @@ def print_table(result: MatchResult, elapsed: float, stderr_note: str | None = N
     # One line when every bot ran alike; otherwise one per kind, naming its bots.
     kinds: dict[str, list[str]] = {}
     for p in result.players:
-        kinds.setdefault(re.sub(r"uid \d+", "uid of its own", p["sandbox"]) or "not started", []).append(p["name"])
+        kinds.setdefault(re.sub(r"uid \d+", "uid of its own", p["sandbox"]) or "not started", []).append(
+            p["name"]
+        )
     for line, names in kinds.items():
         say(f"isolation: {line}" + (f" ({', '.join(names)})" if len(kinds) > 1 else ""))
     if stderr_note:

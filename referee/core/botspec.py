@@ -154,7 +154,11 @@ def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
     if path.is_file():
         if not os.access(path, os.X_OK):
             runner = _RUNNERS.get(path.suffix.lower())
-            how = f'name the command that runs it: "{runner} {arg}"' if runner else "name the command that runs it"
+            how = (
+                f'name the command that runs it: "{runner} {arg}"'
+                if runner
+                else "name the command that runs it"
+            )
             raise BotSpecError(f"{arg}: not executable (chmod +x it and give it a #! line, or {how})")
         resolved = path.resolve()
         return BotSpec(name=_stem(arg), argv=[str(resolved)], home=str(resolved.parent))

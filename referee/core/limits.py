@@ -48,7 +48,6 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         changes = {f: v for f in override.__struct_fields__ if (v := getattr(override, f)) is not None}
         return msgspec.structs.replace(self, **changes)
 
-
     def lowered(self, request: LimitsOverride | None) -> Limits:
         """These limits, each field lowered where ``request`` asks for less.
 

@@ -414,7 +414,9 @@ class LiarsDice(Game):
         bids), and a three-seat game in which one seat is already out."""
         from referee.games.base import CheckPosition
 
-        penalty = LiarsDiceState.from_round([[2, 2, 3, 5, 6], [1, 3, 4, 4, 6]], starter=1, rng=random.Random(1))
+        penalty = LiarsDiceState.from_round(
+            [[2, 2, 3, 5, 6], [1, 3, 4, 4, 6]], starter=1, rng=random.Random(1)
+        )
         penalty.penalize(1, Verdict.TIMEOUT)
         seat_out = LiarsDiceState.from_round([[1, 2, 3, 4, 5], [], [2, 3, 3, 6, 6]], rng=random.Random(2))
         return [CheckPosition("penalty", penalty), CheckPosition("turn with a seat out", seat_out, seats=3)]

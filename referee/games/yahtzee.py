@@ -323,5 +323,7 @@ class Yahtzee(Game):
         fresh = [-1] * wire.NUM_ROWS + [0]
         for roll in (2, 3):
             line = wire.encode_position(fresh, fresh, [1, 2, 3, 5, 6], roll)
-            positions.append(CheckPosition(f"roll {roll}", YahtzeeState.from_position(line, random.Random(roll))))
+            positions.append(
+                CheckPosition(f"roll {roll}", YahtzeeState.from_position(line, random.Random(roll)))
+            )
         return positions

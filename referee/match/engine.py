@@ -351,7 +351,9 @@ class Match:
             return
         player.given_up = True
         cause = player.down or Forfeit(Verdict.STARTUP, game, -1, "cannot start")
-        tries = "" if player.unstartable is not None else f" after {player.failed_starts} failed starts in a row"
+        tries = (
+            "" if player.unstartable is not None else f" after {player.failed_starts} failed starts in a row"
+        )
         player.down = Forfeit(
             cause.verdict, cause.game, -1, f"out for the rest of the match{tries}: {cause.detail}"
         )
@@ -361,11 +363,7 @@ class Match:
     def _may_restart(self, player: Player, death: Verdict | None) -> bool:
         budget = player.cpu_left
         # A spent CPU budget is for the whole match: restarting would not renew it.
-        return (
-            not player.given_up
-            and death is not Verdict.CPU
-            and (budget is None or budget > 0)
-        )
+        return not player.given_up and death is not Verdict.CPU and (budget is None or budget > 0)
 
     async def _revive(self, player: Player, game: int) -> bool:
         """Close the player's dead process and start a new one if the rules allow;
@@ -388,7 +386,9 @@ class Match:
         assert self._nursery is not None
         if player.unstartable is not None:
             raise BotFault(Verdict.STARTUP, player.unstartable)
-        bot = self.seat_factory(player.spec, player.limits, stderr_path=player.stderr_path, cpu_budget_s=player.cpu_left)
+        bot = self.seat_factory(
+            player.spec, player.limits, stderr_path=player.stderr_path, cpu_budget_s=player.cpu_left
+        )
         try:
             await bot.start(self._nursery)
         except BotFault:

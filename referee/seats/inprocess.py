@@ -55,7 +55,9 @@ class InProcessSeat(Seat):
         self._cpu_ns = 0
 
     @classmethod
-    def factory(cls, players: Mapping[str, Decide], informs: Mapping[str, Inform] | None = None) -> SeatFactory:
+    def factory(
+        cls, players: Mapping[str, Decide], informs: Mapping[str, Inform] | None = None
+    ) -> SeatFactory:
         """A seat factory for a match whose bots are the callables in ``players``,
         by bot name (``BotSpec.name``)."""
 

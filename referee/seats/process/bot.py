@@ -971,7 +971,9 @@ class BotProcess(Seat):
 #: The temporary directories a referee makes: a bot's working directory
 #: (``referee-PID-NAME-XXXXXXXX``, mkdtemp's 8-character suffix) and the default stderr
 #: directory (``referee-stderr-PID-HHHHHHHH``).  Anything else is left alone.
-_OWNED_BY_A_REFEREE = re.compile(r"referee-(?:stderr-(\d{1,7})-[0-9a-f]{8}|(\d{1,7})-[A-Za-z0-9._-]+-[a-z0-9_]{8})")
+_OWNED_BY_A_REFEREE = re.compile(
+    r"referee-(?:stderr-(\d{1,7})-[0-9a-f]{8}|(\d{1,7})-[A-Za-z0-9._-]+-[a-z0-9_]{8})"
+)
 
 
 def sweep_stale_directories(tmp: str | None = None) -> int:

@@ -529,7 +529,13 @@ def _supervisor_config(
     else:
         # Not all of /dev (the user's terminals, /dev/shm) nor of /sys (other bots' cgroups).
         devices = [*_WRITABLE_DEVICES, "/dev/random", "/dev/urandom"]
-        read = [*(d for d in SYSTEM_DIRS if os.path.exists(d)), "/sys/devices/system", "/proc", *devices, *visible]
+        read = [
+            *(d for d in SYSTEM_DIRS if os.path.exists(d)),
+            "/sys/devices/system",
+            "/proc",
+            *devices,
+            *visible,
+        ]
         config["landlock"] = {"read": read, "write": [workdir, *_WRITABLE_DEVICES], "required": True}
         config["seccomp"] = {"deny_ipc": True, "deny_sockets": True}
         parts += [f"abi {abi}", "seccomp"]
@@ -641,7 +647,9 @@ def jail(
             *argv,
         ]  # fmt: skip
         env_path = _system_path(path_dirs)
-        return Jail(argv=inner, layer=layer, uid=uid, note=note, env_path=env_path, rlimits=direct_rlimits(uid))
+        return Jail(
+            argv=inner, layer=layer, uid=uid, note=note, env_path=env_path, rlimits=direct_rlimits(uid)
+        )
 
     # The supervised layers.
     argv = _resolve_program(argv, path_dirs)
