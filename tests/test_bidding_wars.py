@@ -25,7 +25,7 @@ from referee import games
 from referee.cli import commands as cli
 from referee.core.botspec import resolve, unique_names
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot
+from referee.games.base import DeadBot, SeatCount
 from referee.games.bidding_wars import NOT_YOUR_TURN, BiddingWars, BiddingWarsState
 from referee.match import Match, MatchConfig
 
@@ -70,7 +70,7 @@ def both_bid(state: BiddingWarsState, card0: int, card1: int) -> None:
 def test_game_definition() -> None:
     """Our choices where the seed is silent: 2 seats, limits, RESTART (see the doc)."""
     assert games.get("bidding-wars") is BiddingWars
-    assert BiddingWars.seats == range(2, 3) and BiddingWars.default_seats == 2
+    assert BiddingWars.seats == SeatCount(2, 2, default=2) and 3 not in BiddingWars.seats
     limits = BiddingWars.limits
     assert (limits.startup_s, limits.decision_s, limits.cpu_s) == (10.0, 1.0, None)
     assert limits.memory_bytes == 1 << 30

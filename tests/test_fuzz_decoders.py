@@ -38,7 +38,7 @@ SEED = 0
 def fresh_state(name: str) -> tuple[GameState, int]:
     """A new game with the default seat count, and the first seat to act."""
     cls = games.get(name)
-    state = cls().new_state(cls.default_seats, random.Random(SEED))
+    state = cls().new_state(cls.seats.default, random.Random(SEED))
     return state, state.to_act()[0]
 
 

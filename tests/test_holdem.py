@@ -79,7 +79,7 @@ def test_game_definition() -> None:
     game = games.get("holdem")()
     assert game is not None and isinstance(game, Holdem)
     assert Holdem.seats == range(2, 11)  # the brief: 2-10 bots
-    assert Holdem.default_seats == 9  # "大约 8 至 9 人一组" (seed section 3)
+    assert Holdem.seats.default == 9  # "大约 8 至 9 人一组" (seed section 3)
     assert Holdem.dead_bot.value == "restart"
     assert game.options == {"seed_quirks": 1, "bot_showdown": 0}
     assert Holdem(seed_quirks=0).new_state(2, random.Random(1)).quirks is False

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from protocol import yahtzee as wire
 from referee.core.verdict import ProtocolError, Verdict
 from referee.games import yahtzee as rules
+from referee.games.base import SeatCount
 from referee.games.yahtzee import Yahtzee, YahtzeeState
 
 # Seed 004, "APPENDIX - EXAMPLES OF LEGAL AND ILLEGAL PLAYS", in order: (position, action, verdict).
@@ -277,7 +278,7 @@ def test_game_definition() -> None:
     from referee.games import get
 
     assert get("yahtzee") is Yahtzee
-    assert Yahtzee.seats == range(2, 3) and Yahtzee.default_seats == 2
+    assert Yahtzee.seats == SeatCount(2, 2, default=2) and 3 not in Yahtzee.seats
     assert Yahtzee.limits.cpu_s == 600.0 and Yahtzee.limits.memory_bytes == 2 << 30
     assert Yahtzee.limits.startup_s == 60.0 and Yahtzee.limits.decision_s == 10.0
     assert Yahtzee.dead_bot.value == "forfeit-match"

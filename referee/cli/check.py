@@ -342,7 +342,7 @@ def plan_phases(game: Game, random_games: int) -> list[Phase]:
     bot is player 0: a position's game index is chosen to put the bot in its seat.
     Indices keep growing across phases, so every game of the check has its own number.
     """
-    usual = 2 if 2 in game.seats else game.seats.start
+    usual = 2 if 2 in game.seats else game.seats.low
     by_seats: dict[int, list[CheckPosition]] = {}
     for position in game.check_positions():
         if position.seats not in game.seats:
@@ -986,7 +986,7 @@ def main(args: argparse.Namespace) -> int:
     override = arguments.limits_from(args)
     try:
         game = game_cls(**options)
-        seats = max([2 if 2 in game.seats else game.seats.start, *(p.seats for p in game.check_positions())])
+        seats = max([2 if 2 in game.seats else game.seats.low, *(p.seats for p in game.check_positions())])
         bot = resolve(args.bot)
         opponents = _opponent_specs(game_cls, args.opponent, bot, seats - 1)
         layer = sandbox.choose(args.sandbox)

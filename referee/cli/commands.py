@@ -315,9 +315,9 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
                 _say(f"bot {spec.name} cannot start: {failure}")
                 return EXIT_CANNOT_START
             match.mark_unstartable(spec.name, failure)  # the match says so when it starts
-    if len(specs) < game.default_seats:
+    if len(specs) < game.seats.default:
         _say(
-            f"{game.name}: the seed seats {game.default_seats} bots a game; this match seats "
+            f"{game.name}: the seed seats {game.seats.default} bots a game; this match seats "
             f"{len(specs)} (name the bots more than once, e.g. A B A B, for full tables)",
         )
     _say_sandbox(match.layer)
@@ -399,13 +399,12 @@ def _seconds(value: float | None) -> str:
 def cmd_games(_: argparse.Namespace) -> int:
     """Each game: seats, the default number of games, and its limits."""
     for name, cls in games.available().items():
-        low, high = cls.seats.start, cls.seats.stop - 1
-        seats = f"{low}" if low == high else f"{low}-{high}"
+        seats = str(cls.seats)
         limits = cls.limits
         memory = "none" if limits.memory_bytes is None else f"{limits.memory_bytes // MiB} MiB"
         print(f"{name:12} {seats:>5} seats  {cls.title}")
         print(
-            f"{'':12} the seed seats {cls.default_seats}; default --games {cls.default_games}; "
+            f"{'':12} the seed seats {cls.seats.default}; default --games {cls.default_games}; "
             f"limits: first answer {_seconds(limits.startup_s)}, "
             f"each answer {_seconds(limits.decision_s)}, CPU {_seconds(limits.cpu_s)} per match, "
             f"memory {memory}"

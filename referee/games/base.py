@@ -18,11 +18,22 @@ gives the same game.  The referee drives it like this (see :mod:`referee.match`)
     state.scores(), state.ranks()
 
 Simultaneous moves (Bidding Wars) are several seats in ``to_act()``: the referee asks
-them concurrently and then applies every reply; the state commits the joint move once
-each seat in the step has acted or been penalised.  A seat whose bot has failed is still
-asked for nothing: the referee calls :meth:`GameState.penalize` in its place, which is
-where each game's penalty policy lives (Yahtzee forfeits the game, Liar's Dice costs a
-die, poker folds or checks).
+them concurrently, checks each reply against the state *before* the step (``illegal``
+must not depend on another seat's move of the same step), and then applies the whole
+step at once with :meth:`GameState.apply_joint` — one joint action, as OpenSpiel does —
+so no state ever holds half a move.  A seat whose bot has failed is asked for nothing:
+the referee penalises it in place of its decision (:meth:`GameState.penalize`, or its
+entry among ``apply_joint``'s penalties), which is where each game's penalty policy
+lives (Yahtzee forfeits the game, Liar's Dice costs a die, poker folds or checks).
+
+**The deal.**  Everything left to chance in a game — dice, cards, the prize order — is
+*the deal*, and it depends only on the ``rng`` given to :meth:`Game.new_state` and on
+positions (seat, turn, round, hand, the die's place in a roll), never on the decisions
+taken: the same seed gives the same dice to seat 0 in turn 5 whatever either bot did
+before.  That is what lets a match replay one deal with the bots swapped
+(``--duplicate``) and compare them on the same luck.  A game whose chance events follow
+decisions (Yahtzee's rerolls, Liar's Dice rounds) draws them from streams keyed by
+position, not from one sequence consumed in play order.
 
 The wire format (building request lines, parsing replies) belongs to the game's module
 in :mod:`protocol`, which the Python sample bots share; rules call into it.
@@ -50,6 +61,31 @@ class DeadBot(enum.StrEnum):
     #: It is out of (or auto-penalised for the rest of) the current game, and restarted
     #: for the next one (Liar's Dice, Hold'em).
     RESTART = "restart"
+
+
+@dataclass(frozen=True, slots=True)
+class SeatCount:
+    """How many seats a game takes — from ``low`` to ``high`` — and how many its seed
+    seats at a table (``default``): declared once per game, read by the match, the CLI
+    and ``referee check``."""
+
+    low: int
+    high: int
+    default: int
+
+    def __post_init__(self) -> None:
+        if not 1 <= self.low <= self.default <= self.high:
+            raise ValueError(f"seat counts need 1 <= low <= default <= high, got {self}")
+
+    def __contains__(self, n: object) -> bool:
+        return isinstance(n, int) and self.low <= n <= self.high
+
+    def __str__(self) -> str:
+        return f"{self.low}" if self.low == self.high else f"{self.low}-{self.high}"
+
+    def wanted(self) -> str:
+        """``"exactly 2"`` or ``"2 to 6"``, for messages."""
+        return f"exactly {self.low}" if self.low == self.high else f"{self.low} to {self.high}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +141,20 @@ class GameState(abc.ABC):
         seat's bot is no longer running — then ``verdict`` is the one that stopped it
         (``timeout`` for a bot stopped because it hung).
         A penalty that takes the seat out of the game must also take it out of
-        ``to_act()`` for the rest of the game.  In a simultaneous step the referee
-        judges every seat of the step (``apply`` or ``penalize``) in seat order, so a
-        state ends the game only once the whole step is judged.
+        ``to_act()`` for the rest of the game.  (A simultaneous step's penalties come
+        in :meth:`apply_joint` instead.)
         """
+
+    def apply_joint(self, actions: dict[int, Any], penalties: dict[int, Verdict]) -> None:
+        """Play one simultaneous step at once (when ``to_act()`` has several seats).
+
+        Every seat of ``to_act()`` is in exactly one of the two maps: ``actions`` holds
+        the legal action it chose (checked with :meth:`illegal` against the state before
+        the step), ``penalties`` the verdict it is penalised for instead (a faulty reply,
+        or a bot that is not running).  Games without simultaneous moves never get this
+        call.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has no simultaneous moves")
 
     def drain_events(self) -> list[Event]:
         """Information lines due now, oldest first; the list is cleared."""
@@ -148,9 +194,8 @@ class Game(abc.ABC):
     name: ClassVar[str]
     #: One line for ``referee match --help``.
     title: ClassVar[str]
-    #: Allowed seat counts and the default.
-    seats: ClassVar[range]
-    default_seats: ClassVar[int] = 2
+    #: Allowed seat counts and the seed's table size.
+    seats: ClassVar[SeatCount]
     #: The seed's limits.
     limits: ClassVar[Limits]
     #: Games in a match when ``--games`` is not given.

@@ -33,7 +33,7 @@ from typing import Any, ClassVar
 from protocol import bidding_wars as wire
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot, Event, Game, GameState, Option
+from referee.games.base import DeadBot, Event, Game, GameState, Option, SeatCount
 
 _BOTH = (0, 1)
 _NOBODY = ()
@@ -265,8 +265,7 @@ class BiddingWarsState(GameState):
 class BiddingWars(Game):
     name = "bidding-wars"
     title = "Bidding Wars (seed 002, Goofspiel): bid cards 1..n for prizes 1..n, simultaneously"
-    seats = range(2, 3)
-    default_seats = 2
+    seats = SeatCount(2, 2, default=2)
     #: The seed gives no limits; these are ours (docs/protocols/bidding-wars.md says why).
     #: No CPU budget: the 1 s wall limit per bid already bounds a bot's CPU per decision.
     limits = Limits(startup_s=10.0, decision_s=1.0, cpu_s=None, memory_bytes=1 * GiB)

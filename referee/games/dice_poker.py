@@ -37,7 +37,7 @@ from typing import Any
 from protocol import dice_poker as wire
 from referee.core.limits import Limits, MiB
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot, Event, Game, GameState
+from referee.games.base import DeadBot, Event, Game, GameState, SeatCount
 
 # ---------------------------------------------------------------- phases and outcomes
 
@@ -244,8 +244,7 @@ class DicePokerState(GameState):
 class DicePoker(Game):
     name = "dice-poker"
     title = "Dice poker (seed 000): one deal per game, blinds 1/2, raise to B in 3..18, a secret die each"
-    seats = range(2, 3)
-    default_seats = 2
+    seats = SeatCount(2, 2, default=2)
     #: The seed: "no more than 64 MB of memory", "the initialization function runs within
     #: 10 minutes" (the first answer may come that late).  The seed's 1 µs mean per call
     #: is for in-process play and "not hard": reported per bot, not enforced (no CPU

@@ -68,7 +68,7 @@ except ImportError:  # pragma: no cover - another phevaluator layout
 from protocol import holdem as wire
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot, Event, Game, GameState, Option
+from referee.games.base import DeadBot, Event, Game, GameState, Option, SeatCount
 from referee.games.holdem_phh import phh_writer
 
 FOLD, CHECK, CALL = wire.FOLD, wire.CHECK, wire.CALL
@@ -767,8 +767,7 @@ class HoldemState(GameState):
 class Holdem(Game):
     name = "holdem"
     title = "No-limit Texas Hold'em (seed 003): tournaments of 2-10 bots, 27 hands, rising blinds"
-    seats = range(2, 11)
-    default_seats = 9
+    seats = SeatCount(2, 10, default=9)
     #: The seed sets no time limits ("a reasonable running time"); these are ours.
     limits = Limits(startup_s=60.0, decision_s=10.0, cpu_s=600.0, memory_bytes=2 * GiB)
     dead_bot = DeadBot.RESTART

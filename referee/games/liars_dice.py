@@ -41,7 +41,7 @@ from protocol import liars_dice as wire
 from protocol.liars_dice import CHALLENGE, Bid
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot, Event, Game, GameState
+from referee.games.base import DeadBot, Event, Game, GameState, SeatCount
 
 MAX_SEATS = 6
 _MAX_DICE = MAX_SEATS * wire.DICE_PER_SEAT
@@ -375,8 +375,7 @@ class LiarsDiceState(GameState):
 class LiarsDice(Game):
     name = "liars-dice"
     title = "Liar's Dice (seed 001): 2-6 seats, five dice each, ones wild, last with dice wins"
-    seats = range(2, MAX_SEATS + 1)
-    default_seats = 4
+    seats = SeatCount(2, MAX_SEATS, default=4)
     #: The seed: 50 ms per decision.  Ours: 10 s to start, 1 GiB; no CPU budget per match,
     #: since the seed bounds time per decision only and matches vary in length.
     limits = Limits(startup_s=10.0, decision_s=0.05, cpu_s=None, memory_bytes=1 * GiB)

@@ -27,7 +27,7 @@ from typing import Any
 from protocol import yahtzee as wire
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot, Game, GameState
+from referee.games.base import DeadBot, Game, GameState, SeatCount
 
 _YAHTZEE = wire.YAHTZEE
 _BONUS = wire.BONUS
@@ -262,8 +262,7 @@ class YahtzeeState(GameState):
 class Yahtzee(Game):
     name = "yahtzee"
     title = "Yahtzee (seed 004): two players, 13 rounds, Hasbro scoring with the forced joker"
-    seats = range(2, 3)
-    default_seats = 2
+    seats = SeatCount(2, 2, default=2)
     #: The seed: 10 CPU minutes per 1000-game match, 2 GiB.  The wall limits are ours.
     limits = Limits(startup_s=60.0, decision_s=10.0, cpu_s=600.0, memory_bytes=2 * GiB)
     dead_bot = DeadBot.FORFEIT_MATCH

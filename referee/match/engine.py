@@ -228,9 +228,7 @@ class Match:
         seat_factory: SeatFactory | None = None,
     ) -> None:
         if len(specs) not in game.seats:
-            low, high = game.seats.start, game.seats.stop - 1
-            wanted = f"exactly {low}" if low == high else f"{low} to {high}"
-            raise MatchError(f"{game.name} is played by {wanted} bots, got {len(specs)}")
+            raise MatchError(f"{game.name} is played by {game.seats.wanted()} bots, got {len(specs)}")
         self.game = game
         self.config = config
         self.players = [
