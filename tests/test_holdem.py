@@ -78,7 +78,7 @@ def passive(state: HoldemState) -> None:
 def test_game_definition() -> None:
     game = games.get("holdem")()
     assert game is not None and isinstance(game, Holdem)
-    assert Holdem.seats == range(2, 11)  # the brief: 2-10 bots
+    assert (Holdem.seats.low, Holdem.seats.high) == (2, 10)  # the brief: 2-10 bots
     assert Holdem.seats.default == 9  # "大约 8 至 9 人一组" (seed section 3)
     assert Holdem.dead_bot.value == "restart"
     assert game.options == {"seed_quirks": 1, "bot_showdown": 0}
