@@ -60,7 +60,7 @@ def challenge(state: LiarsDiceState) -> int:
 def test_game_definition() -> None:
     """Brief: 2-6 seats, default 4; seed: 50 ms per decision; a dead bot is restarted."""
     assert games.get("liars-dice") is LiarsDice
-    assert LiarsDice.seats == range(2, 7)
+    assert (LiarsDice.seats.low, LiarsDice.seats.high) == (2, 6)
     assert LiarsDice.seats.default == 4
     assert LiarsDice.limits.decision_s == 0.05
     assert LiarsDice.limits.startup_s == 10.0
