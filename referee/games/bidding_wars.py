@@ -146,6 +146,13 @@ class BiddingWarsState(GameState):
         self._faulted[seat] = True
         self._step_done(seat)
 
+    def apply_joint(self, actions: dict[int, Any], penalties: dict[int, Verdict]) -> None:
+        """One turn's two bids at once: settle it, or end the game if a seat faulted."""
+        for seat, verdict in penalties.items():
+            self.penalize(seat, verdict)
+        for seat, action in actions.items():
+            self.apply(seat, action)
+
     def drain_events(self) -> list[Event]:
         events = self._events
         self._events = []

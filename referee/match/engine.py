@@ -546,7 +546,8 @@ class Match:
         decision: int,
         outcome: GameOutcome,
     ) -> None:
-        """A simultaneous move: ask every actor at once, then judge in seat order."""
+        """A simultaneous move: ask every actor at once, judge each reply against the
+        state before the step, then apply the step as one joint action."""
         lines = {seat: state.request(seat) for seat in actors}
         replies: dict[int, bytes | BotFault | None] = {}
 
@@ -563,25 +564,36 @@ class Match:
         async with trio.open_nursery() as nursery:
             for seat in actors:
                 nursery.start_soon(ask, seat)
+        actions: dict[int, Any] = {}
+        penalties: dict[int, Verdict] = {}
         for seat in actors:
-            player, reply = seated[seat], replies[seat]
+            player, reply, line = seated[seat], replies[seat], lines[seat]
             if reply is None:
-                self._penalize(state, seat, player, self._down_fault(player, game, decision), outcome)
-            elif isinstance(reply, BotFault):
-                self._fault(
-                    state,
-                    seat,
-                    player,
-                    reply.verdict,
-                    reply.detail,
-                    lines[seat],
-                    reply.reply,
-                    game,
-                    decision,
-                    outcome,
-                )
+                forfeit = self._down_fault(player, game, decision)
+                self._record(player, forfeit, outcome)
+                penalties[seat] = forfeit.verdict
+                continue
+            if isinstance(reply, BotFault):
+                verdict, detail, raw = reply.verdict, reply.detail, reply.reply
             else:
-                self._judge(state, seat, player, lines[seat], reply, game, decision, outcome)
+                raw = reply
+                try:
+                    action = state.decode(seat, reply)
+                except ProtocolError as exc:
+                    verdict, detail = Verdict.PROTOCOL, str(exc)
+                else:
+                    reason = state.illegal(seat, action)
+                    if reason is None:
+                        actions[seat] = action
+                        if outcome.moves is not None:
+                            outcome.moves.append(
+                                [seat, line[:-1].decode("ascii", "replace"), reply.decode("utf-8", "replace")]
+                            )
+                        continue
+                    verdict, detail = Verdict.ILLEGAL, reason
+            self._note_fault(seat, player, verdict, detail, line, raw, game, decision, outcome)
+            penalties[seat] = verdict
+        state.apply_joint(actions, penalties)
 
     async def _tell(
         self,
@@ -621,6 +633,22 @@ class Match:
         decision: int,
         outcome: GameOutcome,
     ) -> None:
+        self._note_fault(seat, player, verdict, detail, line, reply, game, decision, outcome)
+        state.penalize(seat, verdict)
+
+    def _note_fault(
+        self,
+        seat: int,
+        player: Player,
+        verdict: Verdict,
+        detail: str,
+        line: bytes,
+        reply: bytes | None,
+        game: int,
+        decision: int,
+        outcome: GameOutcome,
+    ) -> None:
+        """Record a faulty decision (the penalty is the caller's to apply)."""
         forfeit = Forfeit(
             verdict=verdict,
             game=game,
@@ -646,7 +674,6 @@ class Match:
                 ]
             )
         self._record(player, forfeit, outcome)
-        state.penalize(seat, verdict)
 
     def _penalize(
         self, state: GameState, seat: int, player: Player, forfeit: Forfeit, outcome: GameOutcome
