@@ -121,11 +121,11 @@ async def soak(args: argparse.Namespace, stderr_dir: str, start: Figures) -> tup
             game="yahtzee", games=args.games, seed=args.seed + i, pin=False, stderr_dir=stderr_dir, **layer
         )
         result = await Match(games.get("yahtzee")(), specs, config).run()
-        forfeits += sum(sum(p["forfeits"].values()) for p in result.players)
+        forfeits += sum(sum(p.forfeits.values()) for p in result.players)
         if i == 0:
             warm = Figures.now()
             warm.show("after match 1")
-            print(f"{'':>14}  layers: " + "; ".join(f"{p['name']}: {p['sandbox']}" for p in result.players))
+            print(f"{'':>14}  layers: " + "; ".join(f"{p.name}: {p.sandbox}" for p in result.players))
         elif (i + 1) % every == 0:
             Figures.now().show(f"after {i + 1}")
     return warm, forfeits

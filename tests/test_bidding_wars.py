@@ -14,6 +14,7 @@ import statistics
 import subprocess
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 from conftest import BOT_PYTHON
@@ -55,13 +56,16 @@ def new_game(n: int = 13, seed: int = 0) -> BiddingWarsState:
 
 
 def both_bid(state: BiddingWarsState, card0: int, card1: int) -> None:
-    """One turn as the referee plays it: both requests first, then both replies judged."""
+    """One turn as the referee plays it: both requests first, then both replies judged
+    against the state before the turn, then the turn played as one joint action."""
     assert tuple(state.to_act()) == (0, 1)
     state.request(0), state.request(1)
+    actions = {}
     for seat, card in ((0, card0), (1, card1)):
         action = state.decode(seat, b"%d" % card)
         assert state.illegal(seat, action) is None
-        state.apply(seat, action)
+        actions[seat] = action
+    state.apply_joint(actions, {})
 
 
 # ----------------------------------------------------------------- the game definition
@@ -153,15 +157,61 @@ def test_equal_totals_draw() -> None:
 
 
 def test_both_must_bid_before_the_turn_is_settled() -> None:
-    """The simultaneous move: to_act() is (0, 1); the first bid is held back."""
+    """Seed: "Once both cards have been chosen, they are exposed simultaneously": to_act()
+    is (0, 1), and a turn is played only whole, both bids at once."""
     state = BiddingWarsState(3, [3, 1, 2])
-    state.apply(1, 2)
-    assert tuple(state.to_act()) == (0,) and state.turn == 0 and state.drain_events() == []
-    assert state.illegal(1, 1) == NOT_YOUR_TURN  # seat 1 has bid this turn already
-    assert state.hand(1) == (1, 2, 3)
-    state.apply(0, 1)
+    with pytest.raises(RuntimeError, match="simultaneous"):
+        state.apply(1, 2)  # one bid alone is not a move
+    with pytest.raises(ValueError, match="exactly one of actions and penalties"):
+        state.apply_joint({1: 2}, {})
+    assert tuple(state.to_act()) == (0, 1) and state.turn == 0 and state.drain_events() == []
+    assert state.hand(1) == (1, 2, 3) and state.history == []
+    state.apply_joint({1: 2, 0: 1}, {})
     assert tuple(state.to_act()) == (0, 1) and state.turn == 1
-    assert state.scores() == [0.0, 3.0] and state.hand(1) == (1, 3)
+    assert state.scores() == [0.0, 3.0] and state.hand(0) == (2, 3) and state.hand(1) == (1, 3)
+
+
+def test_a_joint_step_applies_both_bids_at_once() -> None:
+    """Seed: "Once both cards have been chosen, they are exposed simultaneously": one
+    apply_joint takes both cards from the hands, scores the prize and reveals both."""
+    state = BiddingWarsState(4, [2, 4, 1, 3])
+    before = (state.request(0), state.request(1), state.hand(0), state.hand(1), state.scores())
+    # Each reply is judged against the state before the step, in any order.
+    assert state.illegal(1, 2) is None and state.illegal(0, 3) is None
+    assert (state.request(0), state.request(1), state.hand(0), state.hand(1), state.scores()) == before
+    state.apply_joint({0: 3, 1: 2}, {})
+    assert state.hand(0) == (1, 2, 4) and state.hand(1) == (1, 3, 4)
+    assert state.history == [(2, 3, 2)] and state.scores() == [2.0, 0.0] and state.turn == 1
+    assert [(e.seat, e.line) for e in state.drain_events()] == [
+        (0, b"reveal 2 3 2 me\n"),
+        (1, b"reveal 2 2 3 them\n"),
+    ]
+    assert state.request(0) == b"bid 4 2 0 4 hand 1 2 4 theirs 1 3 4 prizes 1 3\n"
+    assert state.illegal(0, 3) is not None and state.illegal(1, 2) is not None
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_state_never_shows_one_bid_before_the_other(seed: int) -> None:
+    """Seed: "Each player selects a card ... face-down ... Once both cards have been
+    chosen, they are exposed simultaneously": every state a game passes through has
+    both seats to act (or none at the end), the same number of cards in both hands, and
+    a history of whole turns only; a single seat's bid is refused."""
+    rng = random.Random(seed)
+    state = new_game(8, seed)
+    while True:
+        assert len(state.hand(0)) == len(state.hand(1)) == 8 - state.turn == 8 - len(state.history)
+        if state.is_terminal():
+            assert tuple(state.to_act()) == ()
+            break
+        assert tuple(state.to_act()) == (0, 1)
+        cards = {seat: rng.choice(state.hand(seat)) for seat in (0, 1)}
+        for seat in (0, 1):
+            with pytest.raises(RuntimeError, match="simultaneous"):
+                state.apply(seat, cards[seat])
+            with pytest.raises(RuntimeError, match="simultaneous"):
+                state.penalize(seat, Verdict.TIMEOUT)
+        state.apply_joint(cards, {})
+        assert state.history[-1][1:] == (cards[0], cards[1])
 
 
 def test_reveal_and_end_lines() -> None:
@@ -218,12 +268,13 @@ def _random_game(seed: int, n: int) -> tuple[BiddingWarsState, list[tuple[bytes,
             assert wire.encode_request(*req) == before[seat]
         cards = [rng.choice(req.hand) for req in parsed]
         first = rng.randrange(2)  # either seat's reply may be judged first
-        state.apply(first, cards[first])
-        # Simultaneity: the other seat's request does not change once this seat has bid,
-        # and still lists the card just bid among the bidder's cards.
+        assert state.illegal(first, cards[first]) is None
+        # Simultaneity: the other seat's request does not change once this seat's bid is
+        # judged, and still lists the card just bid among the bidder's cards.
         assert state.request(1 - first) == before[1 - first]
         assert cards[first] in wire.parse_request(state.request(1 - first)).theirs
-        state.apply(1 - first, cards[1 - first])
+        assert state.illegal(1 - first, cards[1 - first]) is None
+        state.apply_joint({first: cards[first], 1 - first: cards[1 - first]}, {})
         requests.append(before)
         reveals = state.drain_events()[:2]
         prize = parsed[0].prize
@@ -261,7 +312,10 @@ def test_a_request_never_shows_the_current_bids() -> None:
     for opponent_card in range(1, 14):
         state = BiddingWarsState(13, list(range(13, 0, -1)))
         line = state.request(0)
-        state.apply(1, opponent_card)
+        assert state.illegal(1, opponent_card) is None  # judged, not yet played
+        assert state.request(0) == line
+        with pytest.raises(RuntimeError):  # and it cannot be played alone
+            state.apply(1, opponent_card)
         assert state.request(0) == line
     seen = set()
     for seed in range(20):
@@ -292,22 +346,16 @@ def test_a_card_not_in_hand_is_illegal(card: int, reason: str) -> None:
 
 @pytest.mark.parametrize("verdict", [Verdict.ILLEGAL, Verdict.PROTOCOL, Verdict.TIMEOUT, Verdict.CRASH])
 @pytest.mark.parametrize("offender", [0, 1])
-@pytest.mark.parametrize("offender_first", [True, False])
-def test_a_fault_forfeits_the_game(verdict: Verdict, offender: int, offender_first: bool) -> None:
-    """Brief: a card not in hand or no card forfeits that game; the offender loses whatever the points."""
+def test_a_fault_forfeits_the_game(verdict: Verdict, offender: int) -> None:
+    """Brief: a card not in hand or no card forfeits that game; the offender loses whatever
+    the points.  One seat penalised in a joint step ends the game as its loss."""
     state = BiddingWarsState(4, [4, 3, 2, 1])
     # The offender takes the first prize: it leads 4 to 0.
     both_bid(state, 4 if offender == 0 else 1, 1 if offender == 0 else 4)
     state.drain_events()
     other = 1 - offender
-    if offender_first:
-        state.penalize(offender, verdict)
-        assert tuple(state.to_act()) == (other,) and not state.is_terminal()
-        assert state.illegal(other, 3) is None  # the other seat is still judged normally
-        state.apply(other, 3)
-    else:
-        state.apply(other, 3)
-        state.penalize(offender, verdict)
+    assert state.illegal(other, 3) is None  # the other seat is still judged normally
+    state.apply_joint({other: 3}, {offender: verdict})
     assert state.is_terminal() and tuple(state.to_act()) == ()
     ranks = state.ranks()
     assert ranks[offender] == 2 and ranks[other] == 1
@@ -322,18 +370,46 @@ def test_both_seats_fault_in_the_same_turn_is_a_draw() -> None:
     state = BiddingWarsState(3, [1, 2, 3])
     both_bid(state, 3, 1)
     state.drain_events()
-    state.penalize(0, Verdict.ILLEGAL)
-    state.penalize(1, Verdict.TIMEOUT)
-    assert state.is_terminal() and state.ranks() == [1, 1]
+    state.apply_joint({}, {0: Verdict.ILLEGAL, 1: Verdict.TIMEOUT})
+    assert state.is_terminal() and state.ranks() == [1, 1] and tuple(state.to_act()) == ()
     assert state.summary()["forfeited_by"] == [0, 1]
     assert [e.line for e in state.drain_events()] == [b"end 1 0 draw forfeit\n", b"end 0 1 draw forfeit\n"]
 
 
-def test_penalize_out_of_turn_is_ignored() -> None:
+def test_a_step_out_of_turn_is_refused() -> None:
+    """A single seat's move or penalty is no step of a simultaneous game, and after the
+    end there is no step at all: both raise, the state unchanged."""
     state = BiddingWarsState(2, [1, 2])
-    state.apply(0, 1)
-    state.penalize(0, Verdict.CRASH)  # seat 0 has already bid this turn
-    assert tuple(state.to_act()) == (1,) and state.summary()["forfeited_by"] == []
+    with pytest.raises(RuntimeError, match="apply_joint"):
+        state.penalize(0, Verdict.CRASH)
+    with pytest.raises(ValueError, match="exactly one"):
+        state.apply_joint({0: 1}, {0: Verdict.CRASH, 1: Verdict.CRASH})  # seat 0 in both
+    assert tuple(state.to_act()) == (0, 1) and state.summary()["forfeited_by"] == []
+    state.apply_joint({0: 1}, {1: Verdict.CRASH})
+    with pytest.raises(ValueError, match="over"):
+        state.apply_joint({}, {0: Verdict.CRASH, 1: Verdict.CRASH})
+    assert state.illegal(0, 2) == NOT_YOUR_TURN
+    assert state.summary()["forfeited_by"] == [1]
+
+
+def test_a_turn_penalised_in_advance_completes_with_the_other_seat() -> None:
+    """referee check's forfeit position: seat 1 has timed out before the turn is asked,
+    so only seat 0 is asked; its bid (or its own penalty) completes the joint step."""
+    state = BiddingWarsState(3, [2, 3, 1])
+    state.penalize_in_advance(1, Verdict.TIMEOUT)
+    assert tuple(state.to_act()) == (0,) and state.illegal(1, 1) == NOT_YOUR_TURN
+    assert state.illegal(0, 3) is None
+    with pytest.raises(RuntimeError):
+        state.apply(1, 1)
+    state.apply(0, 3)
+    assert state.is_terminal() and state.ranks() == [1, 2] and state.history == []
+    assert [e.line for e in state.drain_events()] == [b"end 0 0 win forfeit\n", b"end 0 0 loss forfeit\n"]
+    both = BiddingWarsState(3, [2, 3, 1])
+    both.penalize_in_advance(1, Verdict.TIMEOUT)
+    both.penalize(0, Verdict.ILLEGAL)
+    assert both.is_terminal() and both.ranks() == [1, 1] and both.summary()["forfeited_by"] == [0, 1]
+    (position,) = BiddingWars(cards=5).check_positions()
+    assert tuple(position.state.to_act()) == (0,) and not position.state.is_terminal()
 
 
 def test_a_protocol_error_forfeits() -> None:
@@ -341,8 +417,7 @@ def test_a_protocol_error_forfeits() -> None:
     state = BiddingWarsState(3, [1, 2, 3])
     with pytest.raises(ProtocolError, match="not a card number"):
         state.decode(0, b"two")
-    state.penalize(0, Verdict.PROTOCOL)
-    state.apply(1, 1)
+    state.apply_joint({1: 1}, {0: Verdict.PROTOCOL})
     assert state.ranks() == [2, 1]
 
 
@@ -366,10 +441,12 @@ def _play(n: int, seed: int, policies, rng: random.Random) -> BiddingWarsState:
     state = new_game(n, seed)
     while not state.is_terminal():
         lines = [state.request(0), state.request(1)]
+        actions = {}
         for seat in (0, 1):
             action = state.decode(seat, b"%d" % policies[seat](lines[seat], rng))
             assert state.illegal(seat, action) is None
-            state.apply(seat, action)
+            actions[seat] = action
+        state.apply_joint(actions, {})
         state.drain_events()
     return state
 
@@ -531,7 +608,7 @@ def _match(bots: list[str], tmp_path: Path, games_: int, seed: int, **options) -
     result = trio.run(Match(BiddingWars(**options), specs, config).run)
     assert result.completed and result.games_played == games_
     lines = [json.loads(line) for line in log.read_text().splitlines()]
-    return {p["name"]: p for p in result.players}, lines
+    return {p.name: msgspec.to_builtins(p) for p in result.players}, lines
 
 
 def test_match_with_real_processes(built: Path, tmp_path: Path) -> None:
@@ -541,8 +618,8 @@ def test_match_with_real_processes(built: Path, tmp_path: Path) -> None:
     assert players["prize_plus_one"]["mean_score"] == 78.0 and players["bid_prize"]["mean_score"] == 13.0
     assert players["prize_plus_one"]["wins"] == 4 and players["bid_prize"]["forfeits"] == {}
     assert [line["seats"][0] for line in lines] == ["prize_plus_one", "bid_prize"] * 2
-    moves = lines[0]["moves"]
-    assert moves[0][1].startswith("bid ") and [m[1] for m in moves if len(m) == 2][-2:] == [
+    steps = lines[0]["transcript"]
+    assert steps[0]["line"].startswith("bid ") and [s["line"] for s in steps if s["kind"] == "tell"][-2:] == [
         "end 78 13 win played",
         "end 13 78 loss played",
     ]

@@ -15,6 +15,7 @@ import subprocess
 from fractions import Fraction
 from pathlib import Path
 
+import msgspec
 import pytest
 from conftest import BOT_PYTHON
 from hypothesis import given
@@ -28,6 +29,7 @@ from referee.games import DeadBot, Event, available
 from referee.games import dice_poker as rules
 from referee.games.dice_poker import DicePoker, DicePokerState
 from referee.match import Match, MatchConfig
+from referee.sinks.collect import Collector
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLES = ROOT / "sample_players"
@@ -80,7 +82,7 @@ def test_game_definition() -> None:
     """Seed: 64 MB, Init "within 10 minutes", 1 µs mean per call is soft (no CPU budget)."""
     assert available()["dice-poker"] is DicePoker
     game = DicePoker()
-    assert list(game.seats) == [2]
+    assert (game.seats.low, game.seats.high) == (2, 2)
     assert game.limits.memory_bytes == 64 * MiB
     assert game.limits.startup_s == 600.0
     assert game.limits.cpu_s is None
@@ -497,9 +499,11 @@ async def run_match(specs: list[BotSpec], tmp_path: Path, games: int, **config):
         stderr_dir=str(tmp_path / "stderr"),
         **config,
     )
-    result = await Match(DicePoker(), specs, cfg).run(outcomes.append)
+    collector = Collector(transcripts=True, summaries=True)
+    result = await Match(DicePoker(), specs, cfg, sinks=[collector]).run()
+    outcomes += collector.games
     assert result.completed and result.games_played == games == len(outcomes)
-    players = {p["name"]: p for p in result.players}
+    players = {p.name: msgspec.to_builtins(p) for p in result.players}
     for outcome in outcomes:
         assert sum(outcome.scores) == 0
     assert sum(p["mean_score"] * p["games"] for p in players.values()) == 0  # the whole match
@@ -542,7 +546,10 @@ async def test_c_equilibrium_against_python_equilibrium(built: Path, tmp_path: P
         b, (d0, d1), ended = o.summary["b"], o.summary["dice"], o.summary["ended"]
         assert o.scores[0] == expected_chips(b, d0, d1, ended)
         first, second = expected_lines(b, d0, d1, ended)
-        sent = {0: [m[1] for m in o.moves if m[0] == 0], 1: [m[1] for m in o.moves if m[0] == 1]}
+        sent = {
+            0: [s.line for s in o.transcript if s.seat == 0],
+            1: [s.line for s in o.transcript if s.seat == 1],
+        }
         assert sent == {0: first, 1: second}
 
 

@@ -689,9 +689,9 @@ async def test_match_of_sample_players(built: None) -> None:
     config = MatchConfig(game="holdem", games=8, seed=1, pin=False, options={"bot_showdown": 1})
     result = await Match(Holdem(bot_showdown=1), specs, config).run()
     assert result.completed and result.games_played == 8
-    assert sum(p["mean_score"] for p in result.players) == pytest.approx(0)
+    assert sum(p.mean_score for p in result.players) == pytest.approx(0)
     for p in result.players:
-        assert p["games"] == 8 and p["forfeits"] == {}, p
+        assert p.games == 8 and p.forfeits == {}, p
 
 
 async def test_crashed_bot_folds_and_the_table_goes_on(built: None, tmp_path: Path) -> None:
@@ -708,8 +708,8 @@ async def test_crashed_bot_folds_and_the_table_goes_on(built: None, tmp_path: Pa
     with trio.fail_after(60):
         result = await Match(Holdem(), specs, config).run()
     assert result.completed and result.games_played == 3
-    crashed = next(p for p in result.players if p["name"] == "crasher")
-    assert crashed["forfeits"].get("crash", 0) >= 3 and crashed["restarts"] >= 2
+    crashed = result.player("crasher")
+    assert crashed.forfeits.get("crash", 0) >= 3 and crashed.restarts >= 2
     import json
 
     records = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]

@@ -683,7 +683,7 @@ async def play_match(
     elapsed = time.perf_counter() - started
     left = [(p.pid, p.status()) for p in set(psutil.Process().children(recursive=True)) - before]
     assert not left, f"{hostile}: the match left children of the referee behind: {left}"
-    players = {p["name"]: p for p in result.players}
+    players = {p.name: msgspec.to_builtins(p) for p in result.players}
     return players["hostile"], players["competent"], elapsed
 
 

@@ -13,6 +13,7 @@ import random
 import subprocess
 from pathlib import Path
 
+import msgspec
 import pytest
 from conftest import BOT_PYTHON
 from hypothesis import given, settings
@@ -605,7 +606,7 @@ async def _match(specs: list[BotSpec], games_n: int, log: Path) -> tuple[dict, l
     config = MatchConfig(game="liars-dice", games=games_n, seed=11, pin=False, log_path=str(log))
     result = await Match(LiarsDice(), specs, config).run()
     assert result.completed and result.games_played == games_n
-    players = {p["name"]: p for p in result.players}
+    players = {p.name: msgspec.to_builtins(p) for p in result.players}
     assert sum(p["wins"] for p in players.values()) == games_n
     records = [json.loads(line) for line in log.read_text().splitlines()]
     n = len(specs)
@@ -644,7 +645,9 @@ async def test_four_bot_match_with_a_bot_that_times_out(built: None, tmp_path: P
                 if len(rnd["dice"][seat]) > 1 and i + 1 < len(rounds):
                     assert rounds[i + 1]["starter"] == seat  # the penalized seat starts
         # It stays in the match: it made legal decisions in every game.
-        assert any(len(m) == 3 and m[0] == seat for m in record["moves"])
+        assert any(
+            s["kind"] == "ask" and "verdict" not in s and s["seat"] == seat for s in record["transcript"]
+        )
     assert timeouts == slow["forfeits"]["timeout"]
 
 
@@ -673,8 +676,10 @@ async def test_a_crash_costs_one_die_and_the_bot_is_restarted_within_the_game(
                 assert rnd["penalty"] == {"seat": seat, "verdict": "crash", "dice_lost": 1}
                 penalties += 1
         # Restarted within the game: it decided again after its first crash.
-        moves = record["moves"]
-        first = next(i for i, m in enumerate(moves) if len(m) == 5 and m[0] == seat)
-        played_on += any(len(m) == 3 and m[0] == seat for m in moves[first:])
+        steps = record["transcript"]
+        first = next(i for i, s in enumerate(steps) if "verdict" in s and s["seat"] == seat)
+        played_on += any(
+            s["kind"] == "ask" and "verdict" not in s and s["seat"] == seat for s in steps[first:]
+        )
     assert penalties == crashes
     assert played_on >= 3, played_on

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 import trio
 from conftest import BOT_PYTHON
@@ -30,7 +31,7 @@ def play(bots: list[str], tmp_path, **config) -> tuple[dict, list[dict]]:
         game="yahtzee", pin=False, log_path=str(log), stderr_dir=str(tmp_path / "stderr"), **config
     )
     result = trio.run(Match(games.get("yahtzee")(), specs, cfg).run)
-    players = {p["name"]: p for p in result.players}
+    players = {p.name: msgspec.to_builtins(p) for p in result.players}
     lines = [json.loads(line) for line in log.read_text().splitlines()]
     return players, lines
 
@@ -200,12 +201,14 @@ def test_a_bot_stopped_for_hanging_loses_one_die_per_turn_in_liars_dice(built_sa
         limits=LimitsOverride(decision_s=0.2),
     )
     result = trio.run(Match(games.get("liars-dice")(), specs, cfg).run)
-    hung = next(p for p in result.players if p["name"] == "hang")
+    hung = msgspec.to_builtins(result.player("hang"))
     assert hung["forfeits"] == {"timeout": 5}, hung["forfeit_details"]
     assert hung["restarts"] >= 2
     record = json.loads(log.read_text())
     seat = record["seats"].index("hang")
     other = (seat + 1) % 3  # a seat whose bot is alive to be told every penalty
-    penalties = [m[1] for m in record["moves"] if m[0] == other and m[1].startswith("penalty")]
+    penalties = [
+        s["line"] for s in record["transcript"] if s["seat"] == other and s["line"].startswith("penalty")
+    ]
     mine = [p for p in penalties if p.startswith(f"penalty {seat} ")]
     assert [p.split()[2:4] for p in mine] == [["timeout", "1"]] * 5, mine

@@ -444,9 +444,9 @@ def test_the_log_keeps_a_faulted_reply_whole(tmp_path):
     log = tmp_path / "g.jsonl"
     done = referee("match", noisy, READER, "--game", "liars-dice", "--games", "1", "--log", str(log))
     assert done.returncode == 0, done.stderr
-    moves = json.loads(log.read_text())["moves"]
-    faulted = [m for m in moves if len(m) == 5]
-    assert faulted and faulted[0][2] == long_reply and faulted[0][1].startswith("turn ")
+    steps = json.loads(log.read_text())["transcript"]
+    faulted = [s for s in steps if "verdict" in s]
+    assert faulted and faulted[0]["reply"] == long_reply and faulted[0]["line"].startswith("turn ")
 
 
 def test_placements_count_every_place_for_any_seat_count(tmp_path):
@@ -497,7 +497,7 @@ def test_the_sweep_removes_only_a_dead_referees_own_directories(tmp_path):
 
 
 def test_the_summary_never_follows_a_planted_link(tmp_path):
-    from referee.cli.output import write_atomically
+    from referee.sinks.files import write_atomically
 
     victim = tmp_path / "victim"
     victim.write_text("keep")

@@ -11,6 +11,7 @@ import importlib.util
 import json
 import time
 
+import msgspec
 import trio
 from conftest import BOT_PYTHON, SAMPLES
 
@@ -21,6 +22,7 @@ from referee.core.limits import LimitsOverride
 from referee.match import Match, MatchConfig
 from referee.seats import Seat
 from referee.seats.inprocess import InProcessSeat
+from referee.sinks._abc import Sink
 
 
 def _greedy():
@@ -39,7 +41,9 @@ def _play(specs, factory, tmp_path, games_count=6, **config) -> tuple[dict, list
     log = tmp_path / "games.jsonl"
     cfg = MatchConfig(game="yahtzee", games=games_count, seed=7, pin=False, log_path=str(log), **config)
     result = trio.run(Match(games.get("yahtzee")(), specs, cfg, seat_factory=factory).run)
-    return {p["name"]: p for p in result.players}, [json.loads(x) for x in log.read_text().splitlines()]
+    return {p.name: msgspec.to_builtins(p) for p in result.players}, [
+        json.loads(x) for x in log.read_text().splitlines()
+    ]
 
 
 def test_in_process_and_process_seats_play_the_same_games(built_samples, tmp_path):
@@ -56,7 +60,7 @@ def test_in_process_and_process_seats_play_the_same_games(built_samples, tmp_pat
     process_log = tmp_path / "process"
     process_log.mkdir()
     _, process_lines = _play(specs, None, process_log, sandbox="rlimits")
-    assert [line["moves"] for line in lines] == [line["moves"] for line in process_lines]
+    assert [line["transcript"] for line in lines] == [line["transcript"] for line in process_lines]
     assert [line["scores"] for line in lines] == [line["scores"] for line in process_lines]
 
 
@@ -158,12 +162,14 @@ def test_the_summary_is_right_mid_match(tmp_path):
         seat_factory=InProcessSeat.factory({"a": greedy, "b": greedy}),
     )
 
-    def on_game(outcome) -> None:
-        seen.append({p["name"]: p["decisions"] for p in match.result().players})
+    class Watch(Sink):
+        def game(self, record, standing) -> None:
+            seen.append({p.name: p.decisions for p in standing().players})
 
-    final = trio.run(match.run, on_game)
+    match.sinks.append(Watch())
+    final = trio.run(match.run)
     assert seen[0]["a"] >= 13 and seen[1]["a"] > seen[0]["a"]
-    assert {p["name"]: p["decisions"] for p in final.players} == seen[-1]
+    assert {p.name: p.decisions for p in final.players} == seen[-1]
 
 
 def test_in_process_replies_are_held_to_the_line_rules(tmp_path):

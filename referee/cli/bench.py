@@ -30,8 +30,9 @@ import trio
 from referee import games
 from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
-from referee.match import Match, MatchConfig, pinned_to_one_core
+from referee.match import Match, MatchConfig
 from referee.seats.process.bot import BotProcess
+from referee.seats.process.pinning import pinned_to_one_core
 
 POSITION = b"-1 -1 -1 8 -1 -1 -1 -1 -1 -1 -1 -1 20 0 -1 -1 3 -1 0 -1 -1 -1 -1 -1 -1 -1 -1 0 1 3 4 5 6 1\n"
 
@@ -157,7 +158,7 @@ def match_us_per_decision(bot: Path, games_count: int) -> tuple[int, float, floa
     started = time.perf_counter()
     result = trio.run(match.run)
     elapsed = time.perf_counter() - started
-    decisions = sum(p["decisions"] for p in result.players)
+    decisions = sum(p.decisions for p in result.players)
     return decisions, elapsed, elapsed / decisions * 1e6
 
 

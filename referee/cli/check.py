@@ -39,7 +39,6 @@ import argparse
 import array
 import collections
 import fcntl
-import functools
 import json
 import math
 import os
@@ -50,7 +49,7 @@ import sys
 import tempfile
 import termios
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -63,11 +62,14 @@ from referee.cli import arguments
 from referee.core import interrupts
 from referee.core.botspec import BotSpec, BotSpecError, resolve
 from referee.core.limits import Limits, MiB
+from referee.core.records import GameRecord
+from referee.core.seeding import deal_seed
 from referee.core.verdict import BotFault, Verdict, printable
 from referee.games.base import CheckPosition, Game, GameState
-from referee.match import GameOutcome, Match, MatchConfig, MatchError
+from referee.match import Match, MatchConfig, MatchError, Scheduled
 from referee.seats.process import sandbox
 from referee.seats.process.bot import BotProcess, describe_status, eof_grace_s
+from referee.sinks._abc import Sink, Standing
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -366,7 +368,11 @@ def plan_phases(game: Game, random_games: int) -> list[Phase]:
 
 
 class CheckMatch(Match):
-    """A match that plays its phase's plan: random games as usual, positions as given."""
+    """A match that plays its phase's plan: random games as usual, positions as given.
+
+    Game ``i`` of the plan is played as game number ``plan[i][0]`` of a match — which
+    decides the seat rotation, so the bot sits where the position wants it — from the
+    position's prepared state, or from a fresh deal when it has none."""
 
     def __init__(
         self,
@@ -375,18 +381,22 @@ class CheckMatch(Match):
         config: MatchConfig,
         plan: list[tuple[int, CheckPosition | None]],
         process_class: type[BotProcess],
+        sinks: Sequence[Sink] = (),
     ) -> None:
-        super().__init__(game, specs, config, seat_factory=self._seat)
+        super().__init__(game, specs, config, seat_factory=self._seat, sinks=sinks)
         self._process_class = process_class
         self.plan = plan
-        self._position: CheckPosition | None = None
-        random_state = game.new_state
+        self.games_requested = len(plan)
+        self._positions = {index: position for index, position in plan if position is not None}
 
-        def new_state(seats: int, rng: Any) -> GameState:
-            return self._position.state if self._position is not None else random_state(seats, rng)
+    def schedule(self) -> Iterator[Scheduled]:
+        n = len(self.players)
+        for index, _ in self.plan:
+            yield Scheduled(index, index, index % n, deal_seed(self.config.seed, index))
 
-        # This Game instance is the check's own: its next game is the planned position.
-        game.new_state = new_state  # type: ignore[method-assign]
+    def new_state(self, planned: Scheduled) -> GameState:
+        position = self._positions.get(planned.index)
+        return position.state if position is not None else super().new_state(planned)
 
     def _seat(
         self, spec: BotSpec, limits: Limits, *, stderr_path: Path | None, cpu_budget_s: float | None
@@ -401,12 +411,17 @@ class CheckMatch(Match):
             allow_root=self.config.allow_root_bots,
         )
 
-    async def play_game(self, index: int) -> GameOutcome:
-        game_index, self._position = self.plan[index]
-        try:
-            return await super().play_game(game_index)
-        finally:
-            self._position = None
+
+class _GameWatcher(Sink):
+    """Hands each finished game (with its transcript) to the check as it ends."""
+
+    wants_transcript = True
+
+    def __init__(self, on_game: Callable[[GameRecord], None]) -> None:
+        self._on_game = on_game
+
+    def game(self, record: GameRecord, standing: Standing) -> None:
+        self._on_game(record)
 
 
 @dataclass
@@ -476,22 +491,22 @@ def play(
             break
         labels = {index: position.name for index, position in phase.plan if position is not None}
 
-        def on_game(outcome: GameOutcome, labels: dict[int, str] = labels) -> None:
-            _collect(run, outcome, labels.get(outcome.index))
-            _maybe_stop(run, outcome)
+        def on_game(record: GameRecord, labels: dict[int, str] = labels) -> None:
+            _collect(run, record, labels.get(record.game))
+            _maybe_stop(run, record)
 
-        phase_game = game_cls(**options)  # CheckMatch patches its new_state
         specs = [bot, *opponents[: phase.seats - 1]]
         match = CheckMatch(
-            phase_game,
+            game_cls(**options),
             specs,
             msgspec.structs.replace(config, games=len(phase.plan)),
             phase.plan,
             process_class,
+            sinks=[_GameWatcher(on_game)],
         )
         run.layer = match.layer.value
         try:
-            _, run.signal = trio.run(interrupts.run_until_signalled, functools.partial(match.run, on_game))
+            _, run.signal = trio.run(interrupts.run_until_signalled, match.run)
         except MatchError as exc:
             run.cannot_start = str(exc)
         except BaseException as exc:
@@ -507,34 +522,33 @@ def play(
     return run
 
 
-def _collect(run: CheckRun, outcome: GameOutcome, position: str | None) -> None:
+def _collect(run: CheckRun, record: GameRecord, position: str | None) -> None:
     """The bot's and the opponents' faults in one finished game."""
     if position is None:
         run.games += 1
-        where = f"game {outcome.index}"
+        where = f"game {record.game}"
     else:
         run.positions += 1
-        where = f'game {outcome.index}, position "{position}"'
+        where = f'game {record.game}, position "{position}"'
     bot = run.bot.name
-    for move in outcome.moves or ():
-        if len(move) == 5:  # [seat, line, reply, verdict, detail]: a penalised request
-            seat, line, reply, verdict, detail = move
-            fault = Fault(Verdict(verdict), detail, where, line, reply)
-            (run.faults if outcome.seats[seat] == bot else run.opponent_faults).append(fault)
-    for name, forfeit in outcome.forfeits:
+    for step in record.transcript or ():
+        if step.kind == "ask" and step.verdict is not None:  # a penalised request
+            fault = Fault(Verdict(step.verdict), step.detail or "", where, step.line, step.reply)
+            (run.faults if record.seats[step.seat] == bot else run.opponent_faults).append(fault)
+    for forfeit in record.forfeits:
         # Penalties without a request line: an information line that failed, or a bot
         # already down (which repeats its cause, recorded where it happened).
-        if forfeit.position is None and not _derived(forfeit.detail) and name == bot:
-            run.faults.append(Fault(forfeit.verdict, forfeit.detail, where))
+        if forfeit.position is None and not _derived(forfeit.detail) and forfeit.player == bot:
+            run.faults.append(Fault(Verdict(forfeit.verdict), forfeit.detail, where))
 
 
-def _maybe_stop(run: CheckRun, outcome: GameOutcome) -> None:
+def _maybe_stop(run: CheckRun, record: GameRecord) -> None:
     """Stop when playing on would only repeat a failure at a high price."""
     if any(p.first_answer_s is not None for p in run.processes):
         late = sum(1 for f in run.faults if f.verdict in (Verdict.TIMEOUT, Verdict.CPU))
         if late >= STOP_AFTER_TIMEOUTS:
             raise _Stop(f"stopped after {late} late answers (each costs a whole decision limit)")
-    elif any(name == run.bot.name for name, _ in outcome.forfeits):
+    elif any(forfeit.player == run.bot.name for forfeit in record.forfeits):
         raise _Stop("stopped after the first game: the bot never answered")
 
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
-import os
 import secrets
 import shutil
 import subprocess
@@ -23,14 +22,16 @@ import trio
 
 from referee import __version__, games
 from referee.cli import arguments, check, output
-from referee.core import interrupts
+from referee.core import interrupts, records
 from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.core.limits import MiB
 from referee.core.verdict import printable
-from referee.match import GIVE_UP_AFTER, GameOutcome, Match, MatchConfig, MatchError, MatchResult
+from referee.match import GIVE_UP_AFTER, Match, MatchConfig, MatchError
 from referee.seats.process import sandbox
 from referee.seats.process.bot import stderr_tail
+from referee.sinks import files as output_files
 from referee.sinks.progress import MatchProgress
+from referee.sinks.summary import SummaryFile
 
 EXIT_OK = 0
 EXIT_USAGE = 2
@@ -38,9 +39,6 @@ EXIT_CANNOT_START = 3
 #: The match was played but its summary could not be written (the disk filled up).
 EXIT_CANNOT_WRITE = 4
 BUILD_TIMEOUT_S = 600
-#: Seconds between two rewrites of the ``--json`` summary during a match
-#: (``REFEREE_CHECKPOINT_EVERY_S`` changes it).
-CHECKPOINT_EVERY_S = float(os.environ.get("REFEREE_CHECKPOINT_EVERY_S", "10"))
 
 EXIT_CODES_HELP = """exit status:
   0    the match completed (whatever the verdicts)
@@ -88,6 +86,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     match.add_argument("--games", type=int, help="number of games (default: the game's, see `referee games`)")
     match.add_argument("--seed", type=int, help="match seed (default: random, printed)")
+    match.add_argument(
+        "--duplicate",
+        action="store_true",
+        help="play each deal once per seat rotation, bots swapped: the same dice, cards or "
+        "prizes for each seat (--games is rounded up to whole deals)",
+    )
     match.add_argument("--json", metavar="PATH", help="write a JSON summary here")
     match.add_argument("--log", metavar="PATH", help="write one JSON line per game, enough to replay it")
     match.add_argument(
@@ -148,6 +152,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
 
     sub.add_parser("games", help="list the games")
+    sub.add_parser("schema", help="print the JSON Schema of the --log and --json records (docs/records.md)")
     check.add_parser(sub)
 
     bench = sub.add_parser(
@@ -212,11 +217,11 @@ def _check_outputs(args: argparse.Namespace) -> str | None:
     """The first output path that cannot be written, as a one-line error, or None."""
     files = [("--json", args.json), ("--log", args.log), *(("--export", p) for _, p in args.export)]
     for flag, path in files:
-        problem = output.unwritable(path) if path else None
+        problem = output_files.unwritable(path) if path else None
         if problem is not None:
             return f"{flag} {path}: {problem}"
     if args.stderr_dir:
-        problem = output.unusable_directory(args.stderr_dir)
+        problem = output_files.unusable_directory(args.stderr_dir)
         if problem is not None:
             return f"--stderr-dir {args.stderr_dir}: {problem}"
     return None
@@ -287,6 +292,7 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
         sandbox=args.sandbox,
         allow_root_bots=args.allow_root_bots,
         limits=arguments.limits_from(args),
+        duplicate=args.duplicate,
         log_path=args.log,
         exports=dict(args.export),
         stderr_dir=args.stderr_dir,
@@ -325,32 +331,23 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
 
 
 def _play(match: Match, config: MatchConfig, args: argparse.Namespace, guard: interrupts.Guard) -> int:
-    """Play the match and write what it leaves, whatever ends it: the summary first,
-    then the messages (which may fail if the terminal is gone)."""
+    """Play the match and write what it leaves, whatever ends it: the summary first
+    (the summary sink, as the match closes), then the messages (which may fail if the
+    terminal is gone)."""
     title = f"{match.game.name} seed {config.seed}"
-    progress = MatchProgress(title, config.games, quiet=args.quiet)
-    last_checkpoint = time.monotonic()
+    progress = MatchProgress(title, match.games_requested, quiet=args.quiet)
+    summary = SummaryFile(args.json, on_error=progress.notice) if args.json else None
+    match.sinks += [progress] + ([summary] if summary else [])
 
-    def on_game(outcome: GameOutcome) -> None:
-        nonlocal last_checkpoint
-        progress.game(outcome)
-        now = time.monotonic()
-        if args.json and now - last_checkpoint >= CHECKPOINT_EVERY_S:
-            # Rewritten every few seconds: even kill -9 leaves the games played so far.
-            last_checkpoint = now
-            checkpoint = match.result()
-            checkpoint.stopped = f"in progress (this summary is rewritten every {CHECKPOINT_EVERY_S:g} s)"
-            try:
-                output.write_summary(args.json, checkpoint)
-            except OSError as exc:  # a full disk must not end the match; the final write says
-                progress.notice(f"could not rewrite the summary: {exc.strerror or exc}")
+    def stopped_by(signum: int) -> None:
+        match.stopped = interrupts.describe(signum)
 
-    async def play() -> MatchResult:
+    async def play() -> records.MatchRecord:
         cannot_start: MatchError | None = None
         async with trio.open_nursery() as nursery:
             nursery.start_soon(progress.plain_lines)
             try:
-                result = await match.run(on_game, progress.notice, progress.forfeit)
+                result = await match.run()
             except MatchError as exc:  # raised below as itself, not in an exception group
                 cannot_start = exc
             finally:
@@ -364,25 +361,21 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace, guard: in
     message = None
     try:
         with progress:
-            _, signum = trio.run(interrupts.run_until_signalled, play, guard)
+            _, signum = trio.run(interrupts.run_until_signalled, play, guard, stopped_by)
     except MatchError as exc:
         message = printable(str(exc))
         code = EXIT_CANNOT_START
     else:
         if signum is not None and not match.completed:
-            match.stopped = interrupts.describe(signum)
             message = f"{match.stopped} after {match.games_played} games"
     if guard.seen and code == EXIT_OK:
         # Stopped, or interrupted while the finished match was being closed.
         code = interrupts.exit_status(guard.seen[0])
     result = match.result()
     elapsed = time.perf_counter() - started
-    if args.json:
-        try:
-            output.write_summary(args.json, result)
-        except OSError as exc:
-            _say(f"could not write the summary {args.json}: {exc.strerror or exc}")
-            code = code or EXIT_CANNOT_WRITE
+    if summary is not None and summary.error is not None:
+        _say(summary.error)
+        code = code or EXIT_CANNOT_WRITE
     note = _stderr_note(match, kept=args.stderr_dir is not None)
     if message is not None:
         _say(message)
@@ -412,6 +405,12 @@ def cmd_games(_: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def cmd_schema(_: argparse.Namespace) -> int:
+    """The JSON Schema of the records: a ``--log`` line is a GameRecord, ``--json`` a MatchRecord."""
+    sys.stdout.write(records.json_schema())
+    return EXIT_OK
+
+
 def cmd_bench(args: argparse.Namespace) -> int:
     from referee.cli import bench
 
@@ -427,7 +426,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.command = argv[0]
     else:
         args = parser.parse_args(argv)
-    handler = {"match": cmd_match, "games": cmd_games, "bench": cmd_bench, "check": check.main}[args.command]
+    handler = {
+        "match": cmd_match,
+        "games": cmd_games,
+        "bench": cmd_bench,
+        "check": check.main,
+        "schema": cmd_schema,
+    }[args.command]
     return handler(args)
 
 

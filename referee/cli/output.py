@@ -1,83 +1,21 @@
-"""What a match leaves behind: the summary file and the results table.
-
-The summary is written atomically (a temporary file in the same directory, then a
-rename), so a reader — or a referee killed while writing — never sees half a file.
-Output paths are checked before the first game is played: a finished match must never
-be lost to a typo in a path.
-"""
+"""The results table a match prints at its end (the files it leaves are sinks:
+:mod:`referee.sinks`)."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 import re
-import secrets
 import sys
-from pathlib import Path
-
-import msgspec
 
 from referee.core.limits import MiB
-from referee.core.verdict import printable
-from referee.match import FORFEIT_DETAILS_KEPT, MatchResult
+from referee.core.records import MatchRecord
+from referee.core.verdict import Forfeit, printable
+from referee.match import FORFEIT_DETAILS_KEPT
 
 #: Forfeits the table details per bot; the rest are counted and left to ``--json``.
 FORFEITS_SHOWN = 3
 
 
-def unwritable(path: str) -> str | None:
-    """Why file ``path`` cannot be written, or None."""
-    target = Path(path)
-    parent = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        return f"{path} is a directory"
-    if not parent.is_dir():
-        return f"no such directory: {parent}"
-    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
-        return f"{path} is not writable"
-    return None
-
-
-def unusable_directory(path: str) -> str | None:
-    """Why ``path`` cannot be (or become) a writable directory, or None."""
-    target = Path(path)
-    if target.exists():
-        if not target.is_dir():
-            return f"{path} is not a directory"
-        if not os.access(target, os.W_OK | os.X_OK):
-            return f"{path} is not writable"
-        return None
-    parent = target.parent if str(target.parent) else Path(".")
-    if not parent.is_dir():
-        return f"no such directory: {parent}"
-    if not os.access(parent, os.W_OK | os.X_OK):
-        return f"cannot create {path}: {parent} is not writable"
-    return None
-
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step (temporary file, fsync, rename)."""
-    target = Path(path)
-    # A fresh name, created exclusively and never through a link (a link planted at a
-    # predictable name must not be followed); the kernel applies the umask to 0o666.
-    temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
-    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(temporary, target)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            temporary.unlink()
-
-
-def write_summary(path: str, result: MatchResult) -> None:
-    write_atomically(path, msgspec.json.format(msgspec.json.encode(result)) + b"\n")
-
-
-def print_table(result: MatchResult, elapsed: float, stderr_note: str | None = None) -> None:
+def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = None) -> None:
     """The results on stdout: one row per bot, the first forfeits of each with their
     position, and the isolation each bot ran under."""
     from rich.console import Console
@@ -101,25 +39,25 @@ def print_table(result: MatchResult, elapsed: float, stderr_note: str | None = N
         "µs/decision",
         "max ms",
     )
-    tally_keys = sorted({key for p in result.players for key in p.get("tallies", {})})
+    tally_keys = sorted({key for p in result.players for key in p.tallies})
     headers += tuple(key.replace("_", " ") for key in tally_keys)
     for header in headers:
         table.add_column(header, justify="left" if header in ("bot", "forfeits") else "right", no_wrap=True)
     for p in result.players:
-        forfeits = ", ".join(f"{k} {v}" for k, v in p["forfeits"].items()) or "-"
+        forfeits = ", ".join(f"{k} {v}" for k, v in p.forfeits.items()) or "-"
         table.add_row(
-            p["name"],
-            str(p["wins"]),
-            str(p["losses"]),
-            str(p["draws"]),
-            f"{p['mean_score']:.2f}",
+            p.name,
+            str(p.wins),
+            str(p.losses),
+            str(p.draws),
+            f"{p.mean_score:.2f}",
             forfeits,
-            f"{p['cpu_seconds']:.2f}",
-            f"{p['peak_rss_bytes'] / MiB:.1f}",
-            str(p["decisions"]),
-            f"{p['mean_decision_us']:.1f}",
-            f"{p['max_decision_us'] / 1e3:.1f}",
-            *(f"{p.get('tallies', {}).get(key, 0):g}" for key in tally_keys),
+            f"{p.cpu_seconds:.2f}",
+            f"{p.peak_rss_bytes / MiB:.1f}",
+            str(p.decisions),
+            f"{p.mean_decision_us:.1f}",
+            f"{p.max_decision_us / 1e3:.1f}",
+            *(f"{p.tallies.get(key, 0):g}" for key in tally_keys),
         )
     console.print(table)
 
@@ -129,36 +67,33 @@ def print_table(result: MatchResult, elapsed: float, stderr_note: str | None = N
 
     for p in result.players:
         # Forfeits with the same verdict and reason are shown once, with where they were.
-        groups: dict[tuple[str, str], list[dict]] = {}
-        for f in p["forfeit_details"]:
-            groups.setdefault((f["verdict"], f["detail"]), []).append(f)
+        groups: dict[tuple[str, str], list[Forfeit]] = {}
+        for f in p.forfeit_details:
+            groups.setdefault((f.verdict.value, f.detail), []).append(f)
         shown = 0
         for (verdict, detail), group in list(groups.items())[:FORFEITS_SHOWN]:
             places = [
-                f"game {f['game']}" + (f" decision {f['decision']}" if f["decision"] >= 0 else "")
-                for f in group
+                f"game {f.game}" + (f" decision {f.decision}" if f.decision >= 0 else "") for f in group
             ]
             where = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4 else "")
             times = f" ×{len(group)}" if len(group) > 1 else ""
-            say(f"  {p['name']}: {verdict}{times} at {where}: {detail}")
+            say(f"  {p.name}: {verdict}{times} at {where}: {detail}")
             first = group[0]
-            if first.get("position") is not None:
-                say(f"      position: {first['position']}")
-            if first.get("reply") is not None:
-                say(f"      reply:    {first['reply']}")
+            if first.position is not None:
+                say(f"      position: {first.position}")
+            if first.reply is not None:
+                say(f"      reply:    {first.reply}")
             shown += len(group)
-        more = sum(p["forfeits"].values()) - shown
+        more = sum(p.forfeits.values()) - shown
         if more > 0:
             say(
-                f"  {p['name']}: {more} more forfeits (counted above; the summary, --json, details the "
+                f"  {p.name}: {more} more forfeits (counted above; the summary, --json, details the "
                 f"first {FORFEIT_DETAILS_KEPT} of each bot)"
             )
     # One line when every bot ran alike; otherwise one per kind, naming its bots.
     kinds: dict[str, list[str]] = {}
     for p in result.players:
-        kinds.setdefault(re.sub(r"uid \d+", "uid of its own", p["sandbox"]) or "not started", []).append(
-            p["name"]
-        )
+        kinds.setdefault(re.sub(r"uid \d+", "uid of its own", p.sandbox) or "not started", []).append(p.name)
     for line, names in kinds.items():
         say(f"isolation: {line}" + (f" ({', '.join(names)})" if len(kinds) > 1 else ""))
     if stderr_note:

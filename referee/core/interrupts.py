@@ -98,7 +98,9 @@ def catching() -> Iterator[Guard]:
 
 
 async def run_until_signalled(
-    work: Callable[[], Awaitable[T]], guard: Guard | None = None
+    work: Callable[[], Awaitable[T]],
+    guard: Guard | None = None,
+    on_signal: Callable[[int], None] | None = None,
 ) -> tuple[T | None, int | None]:
     """Run ``work()``; on the first stop signal, cancel it.
 
@@ -110,6 +112,10 @@ async def run_until_signalled(
     cancelled it; an exception that ``work()`` raises is raised as itself, not wrapped
     in a group by this function (one raised inside a nursery of the work's own comes as
     that nursery made it).
+    ``on_signal(signum)`` is called with the first signal just before the work is
+    cancelled, so the work's own clean-up knows why it ends (a match records it as the
+    reason it stopped, in the summary it writes while closing).
+
     Signals that arrive while the cancelled work cleans up are swallowed: the cleaning
     is bounded, and cutting it short would leave bots or files behind.
     """
@@ -125,12 +131,16 @@ async def run_until_signalled(
                 nonlocal stopped_by
                 if guard is not None and guard.seen and not finished:
                     stopped_by = guard.seen[0]  # arrived while the run was starting
+                    if on_signal is not None:
+                        on_signal(stopped_by)
                     work_scope.cancel()
                 async for signum in signals:
                     if guard is not None:
                         guard.record(signum)
                     if stopped_by is None and not finished:
                         stopped_by = signum
+                        if on_signal is not None:
+                            on_signal(signum)
                         work_scope.cancel()
 
             async def run_work() -> None:

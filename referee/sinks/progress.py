@@ -16,8 +16,9 @@ from typing import TextIO
 
 import trio
 
+from referee.core.records import GameRecord
 from referee.core.verdict import Forfeit, printable
-from referee.match import GameOutcome
+from referee.sinks._abc import Sink, Standing
 
 #: Seconds between two plain progress lines when stderr is not a terminal
 #: (``REFEREE_PROGRESS_EVERY_S`` changes it, for tests and for quieter logs).
@@ -31,7 +32,7 @@ def describe_forfeit(name: str, forfeit: Forfeit, limit: int = 90) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-class MatchProgress:
+class MatchProgress(Sink):
     """Use as a context manager around the match; call :meth:`game` and :meth:`notice`."""
 
     def __init__(self, title: str, total: int, *, quiet: bool = False, stream: TextIO | None = None) -> None:
@@ -70,7 +71,7 @@ class MatchProgress:
             self._bar.update(self._task, completed=self.done)
             self._bar.__exit__(None, None, None)
 
-    def game(self, outcome: GameOutcome) -> None:
+    def game(self, record: GameRecord, standing: Standing) -> None:
         # Per game (millions of dice-poker deals): the bar is updated at most every
         # BAR_EVERY_S, a rich update costs ~0.9 µs against ~0.06 µs for the clock.
         self.done += 1

@@ -1,0 +1,147 @@
+"""Records: what a game and a match produce, as typed data.
+
+Every output reads these — the ``--log`` (one :class:`GameRecord` per line), the
+``--json`` summary (a :class:`MatchRecord`), game exports such as PHH, the progress
+display, and next a results store — so there is one schema, documented in
+``docs/records.md`` with a JSON Schema generated from these classes
+(``referee schema``).  They are msgspec structs: encoded to JSON or MessagePack without
+copying into dicts, and cheap to create on the per-game path.
+
+A game's transcript is a list of :class:`Step` — every line the referee sent a seat,
+what came back, and every penalty — in the order they happened, which is enough to
+replay the game against its rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+from referee.core.verdict import Forfeit
+
+#: A step's kinds: ``ask`` a request and its reply; ``tell`` an information line;
+#: ``down`` a penalty taken for a seat whose bot was not running (nothing was sent).
+StepKind = Literal["ask", "tell", "down"]
+
+
+class Step(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One entry of a game's transcript."""
+
+    #: The seat (0-based, in this game's turn order).
+    seat: int
+    kind: StepKind
+    #: The line the referee sent, without its newline (empty for ``down``).
+    line: str = ""
+    #: The bot's reply without its newline, for ``ask``; ``None`` when none came.
+    reply: str | None = None
+    #: The fault, when the step was penalised (``illegal``, ``timeout``…), and why.
+    verdict: str | None = None
+    detail: str | None = None
+
+
+class GameForfeit(msgspec.Struct, frozen=True, omit_defaults=True):
+    """A penalised decision within one game, naming the bot."""
+
+    player: str
+    verdict: str
+    decision: int
+    detail: str
+    reply: str | None = None
+    position: str | None = None
+
+
+class GameRecord(msgspec.Struct, frozen=True, omit_defaults=True):
+    """One game of a match: which deal, who sat where, how it ended, and how it went."""
+
+    #: The game's number in the match (0-based).
+    game: int
+    #: The deal (0-based): games of one deal saw the same chance (dice, cards, prizes).
+    deal: int
+    #: The seat rotation: seat ``s`` was played by bot ``(s + rotation) % n`` of the lineup.
+    rotation: int
+    #: The deal's seed (``referee.core.seeding.deal_seed(match seed, deal)``).
+    seed: int
+    #: Bot names by seat.
+    seats: list[str]
+    scores: list[float]
+    #: Placement per seat: 1 is best; equal ranks are ties.
+    ranks: list[int]
+    forfeits: list[GameForfeit] = []
+    #: The game's own per-seat counts (e.g. Hold'em's hands won), when it has any.
+    tallies: list[dict[str, float]] = []
+    #: Game-specific facts (final scorecards, cards dealt…); kept when a sink wants them.
+    summary: dict[str, Any] = {}
+    #: Every step, when a sink keeps transcripts (``--log``); ``None`` otherwise.
+    transcript: list[Step] | None = None
+
+
+class BotFigures(msgspec.Struct, omit_defaults=False):
+    """One bot's results and resource figures over a match (right mid-match too)."""
+
+    name: str
+    games: int = 0
+    #: First place alone / not first / first place shared.
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    mean_score: float = 0.0
+    mean_rank: float = 0.0
+    #: Forfeits by verdict.
+    forfeits: dict[str, int] = {}
+    #: The first forfeits in full (at most 20 per bot).
+    forfeit_details: list[Forfeit] = []
+    cpu_seconds: float = 0.0
+    peak_rss_bytes: int = 0
+    decisions: int = 0
+    #: Mean and longest time to answer, the first answer of each process excluded.
+    mean_decision_us: float = 0.0
+    max_decision_us: float = 0.0
+    #: The longest first answer (it carries the bot's startup work).
+    first_answer_ms: float = 0.0
+    restarts: int = 0
+    #: How it ran: the isolation in force, or the kind of seat.
+    sandbox: str = ""
+    #: Games by the place taken ("1": first...).
+    placements: dict[str, int] = {}
+    #: The game's own counts, summed over the bot's games.
+    tallies: dict[str, float] = {}
+
+
+class MatchRecord(msgspec.Struct, omit_defaults=False):
+    """A match's results: what was asked for, how far it got, and each bot's figures."""
+
+    game: str
+    seed: int
+    games_requested: int
+    games_played: int
+    completed: bool
+    referee_version: str
+    sandbox: str
+    players: list[BotFigures]
+    options: dict[str, Any] = {}
+    #: Each deal was played once per seat rotation (``--duplicate``).
+    duplicate: bool = False
+    #: Why the match ended before ``games_requested`` games, when it did.
+    stopped: str | None = None
+
+    def player(self, name: str) -> BotFigures:
+        """The figures of the bot named ``name``."""
+        for figures in self.players:
+            if figures.name == name:
+                return figures
+        raise KeyError(name)
+
+
+def json_schema() -> str:
+    """The JSON Schema (2020-12) of a ``--log`` line (``GameRecord``) and of the
+    ``--json`` summary (``MatchRecord``), as shipped in ``docs/records.schema.json``."""
+    (game, match), components = msgspec.json.schema_components([GameRecord, MatchRecord])
+    schema = {
+        "$schema": "https://json-schema.org/draft/2020-12/schema",
+        "title": "referee records",
+        "description": "A --log line is a GameRecord; the --json summary is a MatchRecord.",
+        "anyOf": [game, match],
+        "$defs": components,
+    }
+    return msgspec.json.format(msgspec.json.encode(schema), indent=2).decode() + "\n"

@@ -1,0 +1,32 @@
+"""Seeds: a match seed names every deal of the match.
+
+A *deal* is everything left to chance in one game (dice, cards, the prize order).  It is
+identified by ``(match seed, deal number)`` and its seed is :func:`deal_seed` of the
+two: a pure function, the same on every platform and Python version, so a deal can be
+replayed alone — by another seat rotation (``--duplicate``), a tournament's other
+pairing, or a worker on another machine — without playing the deals before it.
+
+The mix is SplitMix64's finaliser (Steele, Lea and Flood, "Fast splittable pseudorandom
+number generators", OOPSLA 2014): a bijection of 64-bit words with full avalanche,
+~0.3 µs in Python, against ~1 µs for a SHA-256 of the same pair.
+"""
+
+from __future__ import annotations
+
+_MASK = (1 << 64) - 1
+_GOLDEN = 0x9E3779B97F4A7C15
+
+
+def _mix(z: int) -> int:
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & _MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & _MASK
+    return z ^ (z >> 31)
+
+
+def deal_seed(match_seed: int, deal: int) -> int:
+    """The seed of deal number ``deal`` of the match seeded ``match_seed`` (64 bits).
+
+    Distinct deals of a match get unrelated seeds; so do equal deal numbers of distinct
+    match seeds (the match seed is mixed first, then the deal number).
+    """
+    return _mix((_mix((match_seed & _MASK) ^ (match_seed >> 64)) + _GOLDEN * (deal + 1)) & _MASK)

@@ -1,0 +1,119 @@
+"""The running totals of a match, per bot: results, forfeits and resource figures."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from referee.core.records import BotFigures, GameRecord
+from referee.core.verdict import Forfeit
+from referee.seats import SeatUsage
+
+#: How many forfeits per player are kept with full details in the summary.
+FORFEIT_DETAILS_KEPT = 20
+
+
+@dataclass
+class PlayerStats:
+    """One bot's totals; :meth:`figures` is its :class:`BotFigures` (means computed)."""
+
+    name: str
+    games: int = 0
+    wins: int = 0
+    losses: int = 0
+    draws: int = 0
+    score_total: float = 0.0
+    rank_total: int = 0
+    forfeits: dict[str, int] = field(default_factory=dict)
+    forfeit_details: list[Forfeit] = field(default_factory=list)
+    cpu_seconds: float = 0.0
+    peak_rss_bytes: int = 0
+    decisions: int = 0
+    #: Decisions after each process's first answer, which includes its startup work.
+    timed_decisions: int = 0
+    latency_ns_total: int = 0
+    latency_ns_max: int = 0
+    first_answer_ns_max: int = 0
+    restarts: int = 0
+    sandbox: str = ""
+    #: The game's own per-seat counts, summed (GameState.tallies, e.g. hands won).
+    tallies: dict[str, float] = field(default_factory=dict)
+    #: Games by the place taken (1 = first; shared places count for each).
+    placements: dict[int, int] = field(default_factory=dict)
+
+    def fold(self, used: SeatUsage) -> None:
+        """Add one life's figures (a seat's usage) to these totals."""
+        self.cpu_seconds += used.cpu_s
+        self.peak_rss_bytes = max(self.peak_rss_bytes, used.peak_rss_bytes)
+        self.decisions += used.decisions
+        self.timed_decisions += max(used.decisions - 1, 0)
+        self.first_answer_ns_max = max(self.first_answer_ns_max, used.first_answer_ns)
+        self.latency_ns_total += used.latency_ns_total
+        self.latency_ns_max = max(self.latency_ns_max, used.latency_ns_max)
+
+    def count_forfeit(self, forfeit: Forfeit) -> None:
+        key = forfeit.verdict.value
+        self.forfeits[key] = self.forfeits.get(key, 0) + 1
+        if len(self.forfeit_details) < FORFEIT_DETAILS_KEPT:
+            self.forfeit_details.append(forfeit)
+
+    def with_usage(self, used: SeatUsage) -> PlayerStats:
+        """A copy with a live seat's figures folded in (for a mid-match report)."""
+        live = copy.copy(self)
+        live.fold(used)
+        return live
+
+    def figures(self) -> BotFigures:
+        games = self.games
+        return BotFigures(
+            name=self.name,
+            games=games,
+            wins=self.wins,
+            losses=self.losses,
+            draws=self.draws,
+            mean_score=self.score_total / games if games else 0.0,
+            mean_rank=self.rank_total / games if games else 0.0,
+            forfeits=dict(sorted(self.forfeits.items())),
+            forfeit_details=list(self.forfeit_details),
+            cpu_seconds=round(self.cpu_seconds, 3),
+            peak_rss_bytes=self.peak_rss_bytes,
+            decisions=self.decisions,
+            mean_decision_us=self.latency_ns_total / self.timed_decisions / 1e3
+            if self.timed_decisions
+            else 0.0,
+            max_decision_us=self.latency_ns_max / 1e3,
+            first_answer_ms=self.first_answer_ns_max / 1e6,
+            restarts=self.restarts,
+            sandbox=self.sandbox,
+            placements={str(place): n for place, n in sorted(self.placements.items())},
+            tallies=dict(self.tallies),
+        )
+
+
+def tally_game(record: GameRecord, stats_by_name: dict[str, PlayerStats]) -> None:
+    """Add one finished game to its bots' totals.
+
+    A win is first place alone, a draw first place shared, a loss any other place — the
+    same definition for any number of seats; ``placements`` keeps every place.
+    """
+    ranks = record.ranks
+    best = min(ranks)
+    shared = ranks.count(best) > 1
+    tallies = record.tallies
+    for seat, name in enumerate(record.seats):
+        stats = stats_by_name[name]
+        rank = ranks[seat]
+        if tallies:
+            own = stats.tallies
+            for key, value in tallies[seat].items():
+                own[key] = own.get(key, 0) + value
+        stats.games += 1
+        stats.score_total += record.scores[seat]
+        stats.rank_total += rank
+        stats.placements[rank] = stats.placements.get(rank, 0) + 1
+        if rank != best:
+            stats.losses += 1
+        elif shared:
+            stats.draws += 1
+        else:
+            stats.wins += 1

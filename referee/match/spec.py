@@ -1,0 +1,52 @@
+"""A match as pure data: what a process pool or a cluster worker receives."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from referee.core.botspec import BotSpec
+from referee.core.limits import LimitsOverride
+
+#: A bot that fails to start, or dies before its first answer, this many times in a row
+#: sits out the rest of the match (``--give-up-after``): each try can cost a whole
+#: startup allowance, and a broken bot must not stretch a match to hours.
+GIVE_UP_AFTER = 3
+
+
+class MatchConfig(msgspec.Struct, frozen=True):
+    game: str
+    games: int = 1000
+    seed: int = 0
+    #: Play each deal once per seat rotation, bots swapped (same dice, cards, prizes):
+    #: ``games`` is then rounded up to a whole number of deals.
+    duplicate: bool = False
+    recover: bool = False
+    pin: bool = True
+    #: ``auto``, ``strict`` or a layer of referee.seats.process.sandbox.Layer.
+    sandbox: str = "auto"
+    #: As root, run a bot that cannot have a uid of its own as root instead of refusing it.
+    allow_root_bots: bool = False
+    limits: LimitsOverride | None = None
+    #: Where the JSON-lines game log goes (``--log``), if anywhere.
+    log_path: str | None = None
+    #: Where the summary goes (``--json``), if anywhere; checkpointed during the match.
+    summary_path: str | None = None
+    stderr_dir: str | None = None
+    options: dict[str, Any] = {}
+    #: Extra formats to write every game in: format name (from ``Game.exports``) -> path.
+    exports: dict[str, str] = {}
+    #: A bot that cannot start at the beginning forfeits its games and the others play
+    #: on (default for more than two bots); otherwise the match cannot be played.
+    keep_going: bool = False
+    #: Failed starts in a row after which a bot is out for the rest of the match.
+    give_up_after: int = GIVE_UP_AFTER
+
+
+class MatchSpec(msgspec.Struct, frozen=True):
+    """Everything a match is, as pure data.  It pickles and encodes to JSON
+    (``msgspec.json.encode(spec)``)."""
+
+    bots: list[BotSpec]
+    config: MatchConfig

@@ -1,0 +1,57 @@
+"""Writing files so that nothing recorded is lost: atomic replacement, and paths
+checked before the first game (a finished match must never be lost to a typo)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+from pathlib import Path
+
+
+def unwritable(path: str) -> str | None:
+    """Why file ``path`` cannot be written, or None."""
+    target = Path(path)
+    parent = target.parent if str(target.parent) else Path(".")
+    if target.is_dir():
+        return f"{path} is a directory"
+    if not parent.is_dir():
+        return f"no such directory: {parent}"
+    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+        return f"{path} is not writable"
+    return None
+
+
+def unusable_directory(path: str) -> str | None:
+    """Why ``path`` cannot be (or become) a writable directory, or None."""
+    target = Path(path)
+    if target.exists():
+        if not target.is_dir():
+            return f"{path} is not a directory"
+        if not os.access(target, os.W_OK | os.X_OK):
+            return f"{path} is not writable"
+        return None
+    parent = target.parent if str(target.parent) else Path(".")
+    if not parent.is_dir():
+        return f"no such directory: {parent}"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return f"cannot create {path}: {parent} is not writable"
+    return None
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Replace ``path`` with ``data`` in one step (temporary file, fsync, rename)."""
+    target = Path(path)
+    # A fresh name, created exclusively and never through a link (a link planted at a
+    # predictable name must not be followed); the kernel applies the umask to 0o666.
+    temporary = target.with_name(f".{target.name}.{secrets.token_hex(6)}.tmp")
+    fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, 0o666)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(temporary, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):
+            temporary.unlink()
