@@ -23,6 +23,8 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
 
     console = Console() if sys.stdout.isatty() else Console(width=150)
     title = f"{result.game}: {result.games_played} games, seed {result.seed}, {elapsed:.1f} s, sandbox {result.sandbox}"
+    if result.duplicate:
+        title += f", each deal played {len(result.players)} times (--duplicate)"
     if result.stopped:
         title += f" — stopped: {result.stopped}"
     table = Table(title=title)
