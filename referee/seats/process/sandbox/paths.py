@@ -1,0 +1,31 @@
+"""Where things are: the host's files a bot may see, and the ones it must never see.
+
+Every layer that builds a bot a view of the filesystem (bubblewrap's binds, the
+namespaces layer's root, Landlock's read and write rules) starts from these lists, so
+they are kept in one place: a directory added here is visible under every layer.
+
+The system directories are the part of the host every bot shares, read-only: the
+programs and libraries it runs on.  The secret files and directories lie inside them
+(under ``/etc``) and are masked whenever a bot could run as root, the one case where
+file permissions would not keep it out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+#: Files a bot running as root must not read.
+_SECRET_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
+_SECRET_DIRS = ("/etc/ssh", "/etc/sudoers.d", "/etc/ssl/private")
+
+
+#: Directories a sandboxed bot sees read-only (when they exist).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
+#: Also visible, read-only, under the supervised layers: runtimes (the JVM, Go) read
+#: the CPU and memory topology there.
+_SYSFS = "/sys"
+#: The wire modules are public: sandboxed Python bots may import them.
+PROTOCOL_DIR = str(Path(__file__).resolve().parents[4] / "protocol")
+SUPERVISOR = str(Path(__file__).resolve().parent / "supervisor.py")
+#: Device files a bot under Landlock alone may write (it reads all of /dev).
+_WRITABLE_DEVICES = ("/dev/null", "/dev/zero", "/dev/full", "/dev/tty")

@@ -1,0 +1,92 @@
+"""Nothing a bot starts outlives it unnoticed.
+
+A bot may fork and let its parent exit, so that its child re-parents away from the
+referee (the classic double-forked daemon).  Three things keep such escapees in reach:
+
+* the referee makes itself a *child subreaper* (:func:`become_subreaper`), so orphaned
+  descendants re-parent to it instead of to init, where it can still see them;
+* every bot's environment carries a random token (:data:`TOKEN_VAR`), and the final
+  sweep finds live escapees by it (:func:`carrying_token`);
+* dead orphans, whose environment can no longer be read, are collected for what they
+  are: zombie children that nobody else waits for (:func:`reap_orphans`).  Bot
+  leaders are left alone (:data:`LEADERS`): their own BotProcess collects their status.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import sys
+from collections.abc import Iterable
+
+import psutil
+
+#: Environment variable carrying a per-bot random token; the final sweep finds escaped
+#: descendants (a double-forked daemon) by it.
+TOKEN_VAR = "REFEREE_BOT_TOKEN"
+
+
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+def become_subreaper() -> bool:
+    """Make orphaned bot descendants re-parent to this process instead of init.
+
+    A double-forked daemon then stays findable (and reapable) as our child.
+    Linux only; returns whether it took effect.
+    """
+    if not sys.platform.startswith("linux"):
+        return False
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+#: Bot leaders this process spawned and has not reaped yet: their exit status is
+#: collected by their own BotProcess, never by :func:`reap_orphans`.
+LEADERS: set[int] = set()
+
+
+def reap_orphans() -> int:
+    """Reap zombie children that are not bot leaders; returns how many.
+
+    As a child subreaper the referee inherits every orphaned descendant of its bots.
+    Once dead they are zombies whose environment can no longer be read, so they are
+    collected here by what they are: dead children nobody else waits for.
+    """
+    reaped = 0
+    try:
+        children = psutil.Process().children()
+    except psutil.Error:
+        return 0
+    for child in children:
+        if child.pid in LEADERS:
+            continue
+        try:
+            if child.status() != psutil.STATUS_ZOMBIE:
+                continue
+            if os.waitpid(child.pid, os.WNOHANG)[0]:
+                reaped += 1
+        except (psutil.Error, ChildProcessError):
+            continue
+    return reaped
+
+
+def carrying_token(token: str, procs: Iterable[psutil.Process]) -> list[psutil.Process]:
+    """The processes among ``procs`` whose environment carries a bot's sweep token.
+
+    A process that changed or scrubbed its environment, or a zombie (whose environment
+    can no longer be read), is not found this way.
+    """
+    marker = f"{TOKEN_VAR}={token}".encode()
+    found = []
+    for proc in procs:
+        try:
+            with open(f"/proc/{proc.pid}/environ", "rb") as fh:
+                if marker in fh.read():
+                    found.append(proc)
+        except OSError:
+            continue
+    return found
