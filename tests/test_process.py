@@ -10,6 +10,8 @@ import contextlib
 import importlib
 import os
 import re
+import signal
+import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -40,7 +42,8 @@ def io_path(request, monkeypatch):
 
 def test_the_c_fast_path_is_built():
     # The README's setup needs a C compiler, and with one the extension must build.
-    importlib.import_module("referee.seats.process._fastpath")
+    fastpath = importlib.import_module("referee.seats.process._fastpath")
+    assert fastpath.VERSION == process._FASTPATH_VERSION, "a stale build: pip install -e . again"
 
 
 LIMITS = Limits(startup_s=5.0, decision_s=0.5, cpu_s=1.0, memory_bytes=150 * MiB, exit_s=2.0)
@@ -309,3 +312,145 @@ def test_bot_uids_are_never_shared_while_in_use():
 
 def isolation_reachable(path: Path) -> bool:
     return sandbox._reachable(str(path)) and sandbox._reachable("/usr/bin/python3")
+
+
+# ---------------------------------------------------------------- the short wait for a reply
+
+#: Answers "0" to each line: at once to the first, after ``sys.argv[1]`` seconds to later
+#: requests, after ``sys.argv[2]`` seconds to information lines ("info ..."), which it
+#: answers "ack" (and then closes its stdout and sleeps, to "info bye").
+PACED_BOT = """\
+import os, sys, time
+request_delay, info_delay = float(sys.argv[1]), float(sys.argv[2])
+first = True
+while line := sys.stdin.buffer.readline():
+    if line.startswith(b"info"):
+        time.sleep(info_delay)
+        sys.stdout.write("ack\\n")
+        sys.stdout.flush()
+        if line.startswith(b"info bye"):
+            os.close(1)
+            time.sleep(60)
+        continue
+    if not first:
+        time.sleep(request_delay)
+    first = False
+    sys.stdout.write("0\\n")
+    sys.stdout.flush()
+"""
+
+
+def paced(tmp_path: Path, request_delay: float, info_delay: float = 0.0) -> BotSpec:
+    script = tmp_path / "paced.py"
+    script.write_text(PACED_BOT)
+    argv = [BOT_PYTHON, str(script), str(request_delay), str(info_delay)]
+    return BotSpec(name="paced", argv=argv, home=str(tmp_path))
+
+
+@pytest.fixture
+def trio_waits(monkeypatch):
+    """The descriptors ``trio.lowlevel.wait_readable`` was called on, in order."""
+    fds: list[int] = []
+    real = trio.lowlevel.wait_readable
+
+    async def counting(fd):
+        fds.append(fd)
+        await real(fd)
+
+    monkeypatch.setattr(trio.lowlevel, "wait_readable", counting)
+    return fds
+
+
+async def test_a_reply_within_the_short_wait_needs_no_trio_wait(tmp_path, monkeypatch, trio_waits):
+    monkeypatch.setattr(process, "REPLY_WAIT_S", 2.0)
+    async with running(paced(tmp_path, 0.05), Limits(startup_s=5.0, decision_s=5.0)) as bot:
+        assert await bot.request(REQUEST) == b"0"
+        trio_waits.clear()
+        started = time.monotonic()
+        assert await bot.request(REQUEST) == b"0"  # 50 ms: within the wait
+        assert time.monotonic() - started < 1.0
+        assert bot._rfd not in trio_waits
+        assert bot.decisions == 2
+
+
+async def test_a_reply_after_the_short_wait_comes_through_trio(tmp_path, monkeypatch, trio_waits):
+    monkeypatch.setattr(process, "REPLY_WAIT_S", 0.01)
+    async with running(paced(tmp_path, 0.3), Limits(startup_s=5.0, decision_s=5.0)) as bot:
+        assert await bot.request(REQUEST) == b"0"
+        trio_waits.clear()
+        started = time.monotonic()
+        assert await bot.request(REQUEST) == b"0"
+        assert time.monotonic() - started >= 0.3
+        assert bot._rfd in trio_waits
+        assert bot.decisions == 2 and bot._clean
+
+
+@pytest.mark.parametrize("wait_s", [0.2, 30.0])
+async def test_a_bot_that_never_answers_times_out_at_its_deadline(monkeypatch, wait_s):
+    """The short wait is part of the decision's time, and never longer than it."""
+    monkeypatch.setattr(process, "REPLY_WAIT_S", wait_s)
+    async with running(spec("sleep", 1), LIMITS) as bot:
+        assert await bot.request(REQUEST) == b"0"
+        started = time.monotonic()
+        with pytest.raises(BotFault) as info:
+            await bot.request(REQUEST)
+        elapsed = time.monotonic() - started
+        assert info.value.verdict is Verdict.TIMEOUT
+        assert LIMITS.decision_s - 0.05 <= elapsed < LIMITS.decision_s + 0.3
+
+
+async def test_a_signal_ends_the_short_wait_at_once(tmp_path, monkeypatch, io_path, trio_waits):
+    """A signal's handler runs at once, not after the wait; the C path then falls back
+    to trio (a miss), and the reply still arrives."""
+    monkeypatch.setattr(process, "REPLY_WAIT_S", 5.0)
+    handled: list[float] = []
+    previous = signal.signal(signal.SIGUSR1, lambda *_: handled.append(time.monotonic()))
+    try:
+        async with running(paced(tmp_path, 1.0), Limits(startup_s=5.0, decision_s=10.0)) as bot:
+            assert await bot.request(REQUEST) == b"0"
+            trio_waits.clear()
+            sent_at = time.monotonic() + 0.2
+            timer = threading.Timer(0.2, signal.pthread_kill, (threading.main_thread().ident, signal.SIGUSR1))
+            timer.start()
+            try:
+                assert await bot.request(REQUEST) == b"0"  # answered after 1 s
+            finally:
+                timer.join()
+            assert handled and handled[0] - sent_at < 0.5
+            if io_path == "c-fast-path":
+                assert bot._rfd in trio_waits
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+
+
+async def test_an_answered_information_line_is_read_at_once(tmp_path, monkeypatch):
+    monkeypatch.setattr(process, "REPLY_WAIT_S", 2.0)
+    async with running(paced(tmp_path, 0.0), Limits(startup_s=5.0, decision_s=5.0)) as bot:
+        assert await bot.request(REQUEST) == b"0"
+        await bot.tell(b"info 1\n", expects_reply=True)
+        assert bot._owed == 0 and bot._clean  # dropped already: the next request is clean
+        assert await bot.request(REQUEST) == b"0"
+        assert bot.decisions == 2
+
+
+async def test_a_late_information_answer_is_owed_and_skipped(tmp_path, monkeypatch):
+    monkeypatch.setattr(process, "REPLY_WAIT_S", 0.01)
+    async with running(paced(tmp_path, 0.0, info_delay=0.2), Limits(startup_s=5.0, decision_s=5.0)) as bot:
+        assert await bot.request(REQUEST) == b"0"
+        await bot.tell(b"info 1\n", expects_reply=True)
+        assert bot._owed == 1 and not bot._clean
+        assert await bot.request(REQUEST) == b"0"  # "ack" came first and was dropped
+        assert bot._owed == 0 and bot._clean
+        assert await bot.request(REQUEST) == b"0"
+
+
+async def test_an_information_answer_then_end_of_output_is_a_crash_at_the_next_request(tmp_path, monkeypatch):
+    """As before the short wait: an information line meets no fault; the next request does."""
+    monkeypatch.setattr(process, "REPLY_WAIT_S", 2.0)
+    async with running(paced(tmp_path, 0.0), Limits(startup_s=5.0, decision_s=5.0)) as bot:
+        assert await bot.request(REQUEST) == b"0"
+        await bot.tell(b"info bye\n", expects_reply=True)  # answered, then its stdout closes
+        await bot.tell(b"info 2\n", expects_reply=True)  # finds the end of its output
+        with pytest.raises(BotFault) as info:
+            await bot.request(REQUEST)
+        assert info.value.verdict is Verdict.CRASH and "closed its output" in info.value.detail

@@ -1,16 +1,26 @@
-/* The per-decision I/O fast path of referee.seats.process.bot.BotProcess.request, in C.
+/* The per-decision I/O fast path of referee.seats.process.bot.BotProcess, in C.
  *
- * exchange(wfd, rfd, line, max_line, counters) writes `line` to the bot's stdin and
- * makes ONE nonblocking read of its stdout.  `counters` is a writable int64 buffer:
- * [0] answered requests, [1] latency sum (ns), [2] latency max (ns), [3] the first
- * answer's latency (ns, kept apart: it carries the bot's startup work), [4] the start
- * time (CLOCK_MONOTONIC ns) of this request.
+ * exchange(wfd, rfd, line, max_line, counters, wait_ns) writes `line` to the bot's
+ * stdin and reads its stdout without blocking: one read right after the write and, if
+ * that finds nothing, one more after waiting at most `wait_ns` nanoseconds (ppoll) for
+ * the reply.  `counters` is a writable int64 buffer, or None to keep no statistics (an
+ * information line's answer): [0] answered requests, [1] latency sum (ns), [2] latency
+ * max (ns), [3] the first answer's latency (ns, kept apart: it carries the bot's startup
+ * work), [4] the start time (CLOCK_MONOTONIC ns) of this request.
+ *
+ * The short wait is for the usual miss: on one core the bot often has not run yet when
+ * we read, and blocking here hands it the core and takes its reply ~8 µs later, where a
+ * fall-back to trio's wait_readable (epoll, the scheduler, the wake-ups) costs ~40 µs.
+ * It holds up the whole trio loop for at most `wait_ns` (the GIL is released
+ * meanwhile): every other task waits that long at most.  A signal ends it at once
+ * (EINTR): that is a miss like any other, and Python runs the handler as this returns.
  *
  * Returns
  *   bytes          the reply without its newline: the whole line arrived alone, no
  *                  longer than max_line; counters [0]-[3] are updated.  The usual case.
  *   int n >= 0     n bytes of `line` were written (n == len(line): the reply is not
- *                  there yet); nothing was read.  The caller carries on from counters[4].
+ *                  there yet, even after the short wait); nothing was read.  The caller
+ *                  carries on from counters[4].
  *   int < 0        -errno: the write failed (EPIPE: the bot closed its stdin).
  *   (n, chunk)     the whole line was written and the read gave `chunk`, which is not a
  *                  single clean line (b"" for end of file or a read error).
@@ -18,9 +28,10 @@
  * Python does everything else; it owns every decision about verdicts.
  */
 #define PY_SSIZE_T_CLEAN
-#include <Python.h>
+#include <Python.h> /* first: its pyconfig.h defines _GNU_SOURCE, which ppoll needs */
 #include <errno.h>
 #include <limits.h>
+#include <poll.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -33,10 +44,31 @@ static long long monotonic_ns(void) {
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/* Read what the bot's stdout holds now; if nothing, wait for it at most wait_ns and
+ * read once more.  Returns read()'s result; errno is EAGAIN when nothing came in time
+ * (or a signal cut the wait short). */
+static ssize_t read_soon(int fd, char *buf, size_t size, long long wait_ns) {
+    ssize_t got = read(fd, buf, size);
+    if (got >= 0 || errno != EAGAIN || wait_ns <= 0) return got;
+    struct pollfd pfd = {.fd = fd, .events = POLLIN, .revents = 0};
+    struct timespec wait = {.tv_sec = (time_t)(wait_ns / 1000000000LL), .tv_nsec = (long)(wait_ns % 1000000000LL)};
+    int ready;
+    /* The GIL goes meanwhile: another thread (trio's workers) may run; the loop may not. */
+    Py_BEGIN_ALLOW_THREADS
+    ready = ppoll(&pfd, 1, &wait, NULL);
+    Py_END_ALLOW_THREADS
+    /* POLLHUP and POLLERR count as ready: the read below reports them. */
+    if (ready <= 0) {
+        errno = EAGAIN; /* timed out, or EINTR: a miss, and Python handles the signal */
+        return -1;
+    }
+    return read(fd, buf, size);
+}
+
 static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 5) {
-        PyErr_SetString(PyExc_TypeError, "exchange(wfd, rfd, line, max_line, counters)");
+    if (nargs != 6) {
+        PyErr_SetString(PyExc_TypeError, "exchange(wfd, rfd, line, max_line, counters, wait_ns)");
         return NULL;
     }
     long wfd = PyLong_AsLong(args[0]);
@@ -45,6 +77,8 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (rfd == -1 && PyErr_Occurred()) return NULL;
     Py_ssize_t max_line = PyLong_AsSsize_t(args[3]);
     if (max_line == -1 && PyErr_Occurred()) return NULL;
+    long long wait_ns = PyLong_AsLongLong(args[5]);
+    if (wait_ns == -1 && PyErr_Occurred()) return NULL;
     if (wfd < 0 || wfd > INT_MAX || rfd < 0 || rfd > INT_MAX) {
         PyErr_SetString(PyExc_ValueError, "file descriptors out of range");
         return NULL;
@@ -52,57 +86,71 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
     char *data;
     Py_ssize_t len;
     if (PyBytes_AsStringAndSize(args[2], &data, &len) < 0) return NULL;
-    Py_buffer view;
-    if (PyObject_GetBuffer(args[4], &view, PyBUF_WRITABLE) < 0) return NULL;
-    if (view.len < (Py_ssize_t)(N_COUNTERS * sizeof(long long))) {
-        PyBuffer_Release(&view);
-        PyErr_SetString(PyExc_ValueError, "counters must hold 5 int64 values");
-        return NULL;
+    Py_buffer view = {.buf = NULL, .obj = NULL};
+    long long *counters = NULL;
+    if (args[4] != Py_None) {
+        if (PyObject_GetBuffer(args[4], &view, PyBUF_WRITABLE) < 0) return NULL;
+        if (view.len < (Py_ssize_t)(N_COUNTERS * sizeof(long long))) {
+            PyBuffer_Release(&view);
+            PyErr_SetString(PyExc_ValueError, "counters must hold 5 int64 values");
+            return NULL;
+        }
+        counters = (long long *)view.buf;
     }
-    long long *counters = (long long *)view.buf;
+    PyObject *result;
     long long start = monotonic_ns();
-    counters[START] = start;
+    if (counters) counters[START] = start;
 
     ssize_t written = write((int)wfd, data, (size_t)len);
     int write_errno = errno;
     if (written != len) {
-        PyBuffer_Release(&view);
-        if (written < 0) return PyLong_FromLong(write_errno == EAGAIN ? 0 : -write_errno);
-        return PyLong_FromSsize_t(written);
+        if (written < 0) result = PyLong_FromLong(write_errno == EAGAIN ? 0 : -write_errno);
+        else result = PyLong_FromSsize_t(written);
+        goto done;
     }
     char buf[65536];
-    ssize_t got = read((int)rfd, buf, sizeof buf);
-    int read_errno = errno;
-    if (got < 0 && read_errno == EAGAIN) {
-        PyBuffer_Release(&view);
-        return PyLong_FromSsize_t(len);
+    ssize_t got = read_soon((int)rfd, buf, sizeof buf, wait_ns);
+    if (got < 0 && errno == EAGAIN) {
+        result = PyLong_FromSsize_t(len);
+        goto done;
     }
     if (got <= 0) {
-        PyBuffer_Release(&view);
-        return Py_BuildValue("(ny#)", len, "", (Py_ssize_t)0);
+        result = Py_BuildValue("(ny#)", len, "", (Py_ssize_t)0);
+        goto done;
     }
     const char *newline = memchr(buf, '\n', (size_t)got);
     if (newline != buf + got - 1 || got - 1 > max_line) {
-        PyBuffer_Release(&view);
-        return Py_BuildValue("(ny#)", len, buf, (Py_ssize_t)got);
+        result = Py_BuildValue("(ny#)", len, buf, (Py_ssize_t)got);
+        goto done;
     }
-    long long elapsed = monotonic_ns() - start;
-    if (counters[ANSWERED]) {
-        counters[LATENCY_SUM] += elapsed;
-        if (elapsed > counters[LATENCY_MAX]) counters[LATENCY_MAX] = elapsed;
-    } else {
-        counters[FIRST_ANSWER] = elapsed;
+    if (counters) {
+        long long elapsed = monotonic_ns() - start;
+        if (counters[ANSWERED]) {
+            counters[LATENCY_SUM] += elapsed;
+            if (elapsed > counters[LATENCY_MAX]) counters[LATENCY_MAX] = elapsed;
+        } else {
+            counters[FIRST_ANSWER] = elapsed;
+        }
+        counters[ANSWERED] += 1;
     }
-    counters[ANSWERED] += 1;
-    PyBuffer_Release(&view);
-    return PyBytes_FromStringAndSize(buf, got - 1);
+    result = PyBytes_FromStringAndSize(buf, got - 1);
+done:
+    if (counters) PyBuffer_Release(&view);
+    return result;
 }
 
 static PyMethodDef methods[] = {
-    {"exchange", (PyCFunction)(void (*)(void))exchange, METH_FASTCALL, "One request's write and read (see the file's header)."},
+    {"exchange", (PyCFunction)(void (*)(void))exchange, METH_FASTCALL, "One request's write and (soon) read (see the file's header)."},
     {NULL, NULL, 0, NULL},
 };
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee.seats.process._fastpath", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
-PyMODINIT_FUNC PyInit__fastpath(void) { return PyModule_Create(&module); }
+/* What bot.py checks before it uses exchange(): 2 since it took wait_ns. */
+#define FASTPATH_VERSION 2
+
+PyMODINIT_FUNC PyInit__fastpath(void) {
+    PyObject *m = PyModule_Create(&module);
+    if (m && PyModule_AddIntConstant(m, "VERSION", FASTPATH_VERSION) < 0) Py_CLEAR(m);
+    return m;
+}

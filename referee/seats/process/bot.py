@@ -7,15 +7,17 @@ A :class:`BotProcess` is the referee's only way to talk to a bot.  Its contract:
   is bounded: the first reply by the startup allowance, later ones by the per-decision
   limit, a bot that does not read its input by the same deadline.
 * ``await bot.tell(line)`` sends an information line; if the game says the bot answers
-  those, the answer is read and discarded before the next reply.
+  those, the answer is read and discarded (at once if it comes within the short wait
+  below, else before the next reply).
 * ``bot.kill(verdict, detail)`` ends it at once (the monitor uses it for CPU and memory);
   ``await bot.close()`` ends it for good: EOF on stdin, a short grace, then SIGKILL to
   the process group and a sweep of anything that escaped it, all bounded in time.
 
 The I/O path is the hot path of the whole referee: nonblocking ``os.read``/``os.write``
-on the raw pipe descriptors, falling back to ``trio.lowlevel.wait_readable`` only when
-the bot has not answered yet.  That costs ~4 µs per round trip where trio's stream
-objects cost ~17 µs (docs/architecture.md has the figures).
+on the raw pipe descriptors; when the reply is not there yet, a short blocking wait for
+it (:data:`REPLY_WAIT_S`, which hands a bot on the same core the CPU), and only then
+``trio.lowlevel.wait_readable`` up to the real deadline.  docs/architecture.md has the
+figures.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import contextlib
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import stat
@@ -50,16 +53,36 @@ _now_ns = time.monotonic_ns  # CLOCK_MONOTONIC, as in the C fast path
 # The statistics array shared with referee/seats/process/_fastpath.c.
 _ANSWERED, _LATENCY_SUM, _LATENCY_MAX, _FIRST_ANSWER, _START, _N_COUNTERS = range(6)
 
+#: The version of referee/seats/process/_fastpath.c this file calls.
+_FASTPATH_VERSION = 2
 try:
-    from referee.seats.process._fastpath import exchange as _exchange
+    from referee.seats.process import _fastpath
 except ImportError:  # built without a C compiler: the pure-Python path does the same
     _exchange = None
+else:
+    # A build older than this file (an editable install not rebuilt) is not used.
+    _exchange = _fastpath.exchange if getattr(_fastpath, "VERSION", 1) == _FASTPATH_VERSION else None
 _read = os.read
 _write = os.write
 #: Yield to the trio scheduler every this many requests.  A prompt bot answers before
 #: we ever block, and without a checkpoint the monitor and progress tasks would starve.
 _CHECKPOINT_EVERY = 64
 _EXIT_POLL_S = 0.01
+#: How long a request (or an answered information line) waits for the reply right after
+#: its write, blocking, before it falls back to trio's ``wait_readable`` with the real
+#: deadline.  On one core the bot has often not run yet when we first read (over half
+#: the time with an instant C bot); blocking hands it the core and takes its reply
+#: ~8.5 µs later, where a fall-back to trio costs ~40 µs of wall time.  The cost: the
+#: wait holds up the whole trio loop, so every other task (the limits monitor, stderr
+#: drains, the other bots of a simultaneous move) may be delayed by up to this much per
+#: request, and by up to ``_CHECKPOINT_EVERY`` times it between two yields if a bot
+#: always answers just within it.  1 ms catches all but ~1 in 50,000 of an instant
+#: bot's misses (a descheduling: p99.9 is 23 µs) and the replies of bots that take up
+#: to 1 ms, which still save the ~40 µs; a slower bot gains nothing and loses nothing
+#: but that 1 ms of loop time.  It is also the finest wait ``select.poll`` (the
+#: pure-Python path) can do.  A signal ends the wait at once.  Measured in
+#: docs/architecture.md ("The hot path").
+REPLY_WAIT_S = 0.001
 #: While waiting for a reply, how often to check that the bot's leader process still runs.
 _LEADER_CHECK_S = 0.1
 #: The longest a sandbox may take to be built, whatever the startup allowance.
@@ -238,6 +261,12 @@ class BotProcess(Seat):
         self._replied = False  # a line came back (decisions counts only good ones)
         self._started_at = 0.0
         self._max_line = limits.max_line_bytes
+        # The short wait for a reply (REPLY_WAIT_S), never longer than a decision may take.
+        wait_s = min(REPLY_WAIT_S, limits.decision_s)
+        self._wait_ns = int(wait_s * 1e9)
+        self._wait_ms = wait_s * 1e3  # select.poll's unit (it rounds up to whole ms)
+        self._poller = select.poll()  # the pure-Python path's short wait, on stdout
+        self._told = 0  # information-line answers read at once (they yield like requests)
         self._stderr = StderrCapture(limits.stderr_bytes)
         self._stderr_scope = trio.CancelScope()
         self._closed = False
@@ -311,6 +340,7 @@ class BotProcess(Seat):
         self._wfd, self._rfd, self._efd = in_w, out_r, err_r
         for fd in (self._wfd, self._rfd, self._efd):
             os.set_blocking(fd, False)
+        self._poller.register(self._rfd, select.POLLIN)
         try:
             self._ps = psutil.Process(self.pid)
             self._seen[self.pid] = self._ps
@@ -398,7 +428,7 @@ class BotProcess(Seat):
         counters = self._counters
         if self._clean and _exchange is not None:
             # The usual case in one C call: write, read, one-line check, latency.
-            result = _exchange(self._wfd, self._rfd, line, self._max_line, counters)
+            result = _exchange(self._wfd, self._rfd, line, self._max_line, counters, self._wait_ns)
             if result.__class__ is bytes:
                 if not counters[_ANSWERED] % _CHECKPOINT_EVERY:
                     await trio.lowlevel.checkpoint()
@@ -447,13 +477,8 @@ class BotProcess(Seat):
         """The same as the C fast path, for when it is not built or the stream needs care."""
         await self._send(line, start)
         if self._clean:
-            # A prompt bot's whole reply is usually in the pipe already.
-            try:
-                chunk = _read(self._rfd, _READ_SIZE)
-            except BlockingIOError:
-                chunk = None
-            except OSError:
-                chunk = b""
+            # A prompt bot's whole reply is usually in the pipe already, or soon is.
+            chunk = self._read_soon()
             if chunk:
                 reply, newline, rest = chunk.partition(b"\n")  # the cheapest one-line check
                 if newline and not rest and len(reply) <= self._max_line:
@@ -463,6 +488,26 @@ class BotProcess(Seat):
             elif chunk is not None:
                 raise await self._gone("closed its output")
         return await self._read_line(self._deadline(start))
+
+    def _read_soon(self) -> bytes | None:
+        """What the bot's stdout holds now or after the short wait, as in the C fast path:
+        None if nothing came (the caller falls back to trio), b"" at end of file or on a
+        read error.  A signal's Python handler runs during the wait (PEP 475), and an
+        exception it raises ends the wait."""
+        try:
+            return _read(self._rfd, _READ_SIZE)
+        except BlockingIOError:
+            pass
+        except OSError:
+            return b""
+        if not self._wait_ms or not self._poller.poll(self._wait_ms):
+            return None
+        try:
+            return _read(self._rfd, _READ_SIZE)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
 
     # Decision statistics live in one int64 array that the C fast path updates in place.
     @property
@@ -499,13 +544,49 @@ class BotProcess(Seat):
         return trio.current_time() + allowed - (_now_ns() - start_ns) / 1e9
 
     async def tell(self, line: bytes, expects_reply: bool = False) -> None:
-        """Send an information line; its answer, if the game demands one, is discarded later."""
+        """Send an information line.  Its answer, if the game demands one, is dropped: read
+        at once if it comes within the short wait, else owed and skipped before the next
+        reply (and then what counts as an extra line or a timeout is as for any reply)."""
         if self.death is not None:
             return
-        await self._send(line, _now_ns())
-        if expects_reply:
-            self._owed += 1
-            self._clean = False
+        start = _now_ns()
+        if not (expects_reply and self._clean):
+            # Nothing to read, or the stream needs care (a late reply, an earlier answer
+            # still owed): the answer is owed behind what is already due.
+            await self._send(line, start)
+            if expects_reply:
+                self._owed += 1
+                self._clean = False
+            return
+        if _exchange is not None:
+            result = _exchange(self._wfd, self._rfd, line, self._max_line, None, self._wait_ns)
+            if result.__class__ is bytes:
+                return await self._answered_information()
+            if result.__class__ is tuple:
+                # Not one clean line (or b"": end of file, which the next read finds again):
+                # kept, and the owed-answer bookkeeping below judges it as before.
+                self._buf = result[1]
+            elif result < 0:
+                raise await self._gone("its input pipe is closed")
+            elif result != len(line):
+                await self._write_rest(line[result:], self._deadline(start))
+        else:
+            await self._send(line, start)
+            chunk = self._read_soon()
+            if chunk:
+                _, newline, rest = chunk.partition(b"\n")
+                if newline and not rest:
+                    return await self._answered_information()
+                self._buf = chunk
+        self._owed += 1
+        self._clean = False
+
+    async def _answered_information(self) -> None:
+        """An information line's answer came at once and was dropped: yield to trio every
+        so often, as requests do (each may have waited up to the short wait)."""
+        self._told += 1
+        if not self._told % _CHECKPOINT_EVERY:
+            await trio.lowlevel.checkpoint()
 
     async def _write_rest(self, data: bytes, deadline: float) -> None:
         view = memoryview(data)
