@@ -119,6 +119,7 @@ def test_blind_schedule_and_27_hands() -> None:
 def test_dealer_moves_clockwise_and_skips_busted_players() -> None:
     """Seed: the dealer rotates clockwise; a player with no chips is out and only watches."""
     state = table(4, chips=[1000, 3, 1000, 1000], seed=5)
+    rig(state, {0: "7C2D", 1: "ASAH", 2: "8C3D", 3: "9C4D"}, "KSQH5C6HJD")  # seat 1 survives hand 1
     dealers = []
     while not state.is_terminal() and state.hand_no < 6:
         dealers.append((state.hand_no, state.dealer, list(state.order)))

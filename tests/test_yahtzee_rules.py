@@ -131,25 +131,45 @@ def test_hold_everything_uses_a_roll() -> None:
 
 
 def test_reroll_tables_are_uniform() -> None:
-    """Every hold mask's table lists each outcome of the rerolled dice exactly once."""
+    """Every hold mask's table lists each outcome of the rerolled dice exactly once, and
+    puts the stream's next values in the rerolled dice's places, in die order."""
     for mask in range(32):
-        spread = rules._SPREAD[mask]
-        assert len(spread) == len(set(spread)) == rules._SPAN[mask] == 6 ** (5 - bin(mask).count("1"))
-        assert rules._DRAW_LIMIT[mask] % rules._SPAN[mask] == 0
-    assert sorted(rules._FRESH) == sorted(c for c, d in enumerate(rules._DICE) if d is not None)
+        keep, take, scatter, shift = rules._REROLL[mask]
+        free = [k for k in range(5) if not mask >> k & 1]
+        assert len(scatter) == len(set(scatter.values())) == 6 ** len(free)
+        assert shift == 4 * len(free) and take == (1 << shift) - 1
+        assert keep == sum(7 << (3 * k) for k in range(5) if mask >> k & 1)
+        for key, bits in scatter.items():
+            values = [key >> (4 * i) & 15 for i in range(len(free))]
+            assert all(1 <= v <= 6 for v in values)
+            assert bits == sum(v << (3 * k) for k, v in zip(free, values, strict=True))
+    assert sorted(rules._FIRST.values()) == sorted(c for c, d in enumerate(rules._DICE) if d is not None)
+
+
+def test_random_bytes_make_uniform_independent_pairs_of_dice() -> None:
+    """Each accepted byte (0..251) is two dice; every pair of faces comes from exactly 7
+    bytes, so both dice are uniform and independent.  252..255 are rejected (0)."""
+    pairs = Counter(rules._BYTE_TO_DICE[:252])
+    assert len(pairs) == 36 and set(pairs.values()) == {7}
+    assert all(1 <= b & 15 <= 6 and 1 <= b >> 4 <= 6 for b in pairs)
+    assert rules._BYTE_TO_DICE[252:] == bytes(4)
 
 
 def test_fresh_rolls_look_uniform() -> None:
-    rng = random.Random(7)
+    """Each die of a turn's first roll, and each later value of its stream, is uniform."""
     counts: Counter[tuple[int, int]] = Counter()
-    n = 12_000
-    for _ in range(n):
-        for k, d in enumerate(rules._DICE[rules._roll_fresh(rng.getrandbits)] or ()):
-            counts[k, d] += 1
+    n = 0
+    for seed in range(500):
+        for stream in rules._draw_dice(random.Random(seed)):
+            n += 1
+            for k in range(15):
+                counts[k, stream >> (4 * k) & 15] += 1
     expected = n / 6
     sigma = (n * (1 / 6) * (5 / 6)) ** 0.5
-    assert len(counts) == 30
+    assert len(counts) == 15 * 6
     assert all(abs(c - expected) < 5 * sigma for c in counts.values())
+    state = Yahtzee().new_state(2, random.Random(3))
+    assert state.dice == rules._DICE[rules._FIRST[rules._draw_dice(random.Random(3))[0] & 0xFFFFF]]
 
 
 # ----------------------------------------------------------------- scoring

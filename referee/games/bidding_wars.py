@@ -5,18 +5,24 @@ n *turns*, each in three phases:
 
 1. **Reveal the prize.**  The top prize card ``k`` is turned over.
 2. **Bid.**  Both players choose a card from their hand at the same time.  This is a
-   simultaneous move: ``to_act()`` is ``(0, 1)``; the referee asks both seats before
-   either answer is applied, and this state holds the first bid back until the second
-   one is in, so no request can show the opponent's bid of the current turn.
+   simultaneous move: ``to_act()`` is ``(0, 1)``; the referee asks both seats, judges
+   each reply against the state before the turn, and plays the turn as one joint action
+   (:meth:`BiddingWarsState.apply_joint`).  No state ever holds one bid without the
+   other, so no request can show the opponent's bid of the current turn.
 3. **Settle.**  The higher card scores ``k`` points; equal cards discard the prize
    ("neither player wins and neither player adds to his/her score").  Both bid cards
    leave the hands, and both seats are told the two bids with a ``reveal`` line.
 
 After n turns the higher total wins; equal totals draw.  A fault (a card not in the
-hand, a reply that does not parse, a timeout, a dead bot) forfeits the game: the turn
-is not scored, the game ends when both seats of the turn have been judged, and the
-offender loses whatever the points.  When both seats fault in the same turn both
-forfeit, which is a draw.  Both seats get an ``end`` line when the game is over.
+hand, a reply that does not parse, a timeout, a dead bot) forfeits the game: the joint
+step that carries a penalty ends the game unscored, and the offender loses whatever the
+points.  When both seats are penalised in the same turn both forfeit, which is a draw.
+Both seats get an ``end`` line when the game is over.
+
+A single seat's :meth:`~BiddingWarsState.apply` or :meth:`~BiddingWarsState.penalize`
+has no meaning in a simultaneous game and raises, except in a position built by hand
+whose other seat was penalised in advance (``referee check``'s forfeit position): there
+``to_act()`` is the one seat still to answer, and its answer completes the step.
 
 Hot path: each hand is kept twice, as a membership table (``bytearray``, ``has[c]`` is
 1 while card ``c`` is held) for :meth:`illegal`, and as the request's list text (cards
@@ -37,15 +43,22 @@ from referee.games.base import DeadBot, Event, Game, GameState, Option, SeatCoun
 
 _BOTH = (0, 1)
 _NOBODY = ()
-#: The seats still to bid, after ``seat`` has bid first in a turn.
-_OTHER = ((1,), (0,))
 #: ``b" 7 "``: a card's token as it sits in a list text (space before and after).
 _TOKEN = [b" %d " % c for c in range(wire.MAX_CARDS + 1)]
 _REQUEST = b"bid %d %d %d %d hand%s theirs%s prizes%s\n"
 _REVEAL = b"reveal %d %d %d %s\n"
 _WINNER = (b"tie", b"me", b"them")  # by the sign of (my card - their card): 0, +1, -1
+#: The two ``reveal`` events of a turn, by (prize, seat 0's card, seat 1's card): events
+#: are immutable, so games share them.  Bounded like Liar's Dice's decode cache (n = 13
+#: has 2197 kinds of turn, n = 100 a million).
+_REVEALS: dict[tuple[int, int, int], tuple[Event, Event]] = {}
+_REVEALS_MAX = 1 << 13
 
 NOT_YOUR_TURN = "this seat has no bid to make now"
+SIMULTANEOUS = (
+    "Bidding Wars moves are simultaneous: a turn is played with apply_joint(actions, penalties), "
+    "both seats at once"
+)
 
 
 def _list_text(cards: Sequence[int]) -> bytes:
@@ -64,7 +77,7 @@ class BiddingWarsState(GameState):
     """One game.  Seats 0 and 1 are symmetric: they bid at the same time."""
 
     __slots__ = (
-        "_bids",
+        "_acting",
         "_deck",
         "_events",
         "_faulted",
@@ -73,10 +86,10 @@ class BiddingWarsState(GameState):
         "_lists",
         "_n",
         "_over",
+        "_pending",
         "_points",
         "_turn",
         "_unseen",
-        "_waiting",
     )
 
     def __init__(self, n: int, deck: list[int]) -> None:
@@ -94,17 +107,33 @@ class BiddingWarsState(GameState):
         self._lists = [hand_text, hand_text]
         # The prizes still face down, ascending: their order is hidden information.
         self._unseen = hand_text.replace(_TOKEN[deck[0]], b" ", 1)
-        self._bids = [0, 0]  # 0: no bid yet this turn (cards are 1..n)
         self._faulted = [False, False]
-        self._waiting: tuple[int, ...] = _BOTH
+        #: The seats asked now: both while the game runs, none at the end (one only in a
+        #: check position whose other seat is already penalised, see penalize_in_advance).
+        self._acting: tuple[int, ...] = _BOTH
+        #: Penalties decided before the turn was asked (check positions only).
+        self._pending: dict[int, Verdict] = {}
         self._events: list[Event] = []
         self._over = False
         self._history: list[tuple[int, int, int]] = []
 
+    def penalize_in_advance(self, seat: int, verdict: Verdict) -> None:
+        """Decide ``seat``'s part of the current turn as a penalty before the turn is asked
+        (its bot has timed out, say): only the other seat is asked, and its answer — a
+        bid (:meth:`apply`) or a penalty (:meth:`penalize`) — completes the joint step.
+
+        For positions built by hand (``referee check``): in a match every step comes
+        whole through :meth:`apply_joint`.
+        """
+        if self._over or self._acting is not _BOTH:
+            raise ValueError("a penalty in advance needs a turn that no seat has been judged in")
+        self._pending = {seat: verdict}
+        self._acting = (seat ^ 1,)
+
     # -- the referee's per-decision calls (hot path) --
 
     def to_act(self) -> Sequence[int]:
-        return self._waiting
+        return self._acting
 
     def request(self, seat: int) -> bytes:
         lists, points = self._lists, self._points
@@ -128,79 +157,85 @@ class BiddingWarsState(GameState):
             raise ProtocolError(str(exc)) from None
 
     def illegal(self, seat: int, action: int) -> str | None:
-        if seat not in self._waiting:
+        if seat not in self._acting:
             return NOT_YOUR_TURN
         if 0 < action <= self._n and self._has[seat][action]:
             return None
         return _not_a_card(action, self._n)
 
-    def apply(self, seat: int, action: int) -> None:
-        """Hold the bid back until the other seat has bid too, then settle the turn."""
-        self._bids[seat] = action
-        self._step_done(seat)
-
-    def penalize(self, seat: int, verdict: Verdict) -> None:
-        """Any verdict forfeits the game; it ends once the other seat of the turn is judged."""
-        if seat not in self._waiting:
-            return
-        self._faulted[seat] = True
-        self._step_done(seat)
-
     def apply_joint(self, actions: dict[int, Any], penalties: dict[int, Verdict]) -> None:
-        """One turn's two bids at once: settle it, or end the game if a seat faulted."""
-        for seat, verdict in penalties.items():
-            self.penalize(seat, verdict)
-        for seat, action in actions.items():
-            self.apply(seat, action)
-
-    def drain_events(self) -> list[Event]:
-        events = self._events
-        self._events = []
-        return events
-
-    # -- turn phases --
-
-    def _step_done(self, seat: int) -> None:
-        if len(self._waiting) == 2:
-            self._waiting = _OTHER[seat]
+        """One turn, both seats at once: settle it, or end the game if a seat is penalised."""
+        if penalties or self._acting is not _BOTH or len(actions) != 2:
+            self._joint_with_penalties(actions, penalties)
             return
-        self._waiting = _NOBODY
-        if self._faulted[0] or self._faulted[1]:
-            self._finish(b"forfeit")
-        else:
-            self._settle()
-
-    def _settle(self) -> None:
-        """Both bids are in: score the prize, discard the cards, tell both seats."""
+        a = actions[0]
+        b = actions[1]
         prize = self._deck[self._turn]
-        bids = self._bids
-        a, b = bids
         if a > b:
             self._points[0] += prize
         elif b > a:
             self._points[1] += prize
-        sign = (a > b) - (a < b)
         has, lists = self._has, self._lists
         has[0][a] = 0
         has[1][b] = 0
         lists[0] = lists[0].replace(_TOKEN[a], b" ", 1)
         lists[1] = lists[1].replace(_TOKEN[b], b" ", 1)
         self._history.append((prize, a, b))
-        self._events += (
-            Event(0, _REVEAL % (prize, a, b, _WINNER[sign])),
-            Event(1, _REVEAL % (prize, b, a, _WINNER[-sign])),
-        )
-        self._turn += 1
-        if self._turn == self._n:
+        key = (prize, a, b)
+        reveals = _REVEALS.get(key)
+        if reveals is None:
+            sign = (a > b) - (a < b)
+            reveals = (
+                Event(0, _REVEAL % (prize, a, b, _WINNER[sign])),
+                Event(1, _REVEAL % (prize, b, a, _WINNER[-sign])),
+            )
+            if len(_REVEALS) < _REVEALS_MAX:
+                _REVEALS[key] = reveals
+        self._events += reveals
+        self._turn = turn = self._turn + 1
+        if turn == self._n:
             self._finish(b"played")
-            return
-        # The next turn: turn over the next prize.
-        self._unseen = self._unseen.replace(_TOKEN[self._deck[self._turn]], b" ", 1)
-        bids[0] = bids[1] = 0
-        self._waiting = _BOTH
+        else:  # the next turn: turn over the next prize
+            self._unseen = self._unseen.replace(_TOKEN[self._deck[turn]], b" ", 1)
+
+    def _joint_with_penalties(self, actions: dict[int, Any], penalties: dict[int, Verdict]) -> None:
+        """The slow path of :meth:`apply_joint`: any penalty forfeits the game, unscored."""
+        if self._over:
+            raise ValueError("the game is over: there is no turn to play")
+        penalties = {**self._pending, **penalties}
+        if set(actions) & set(penalties) or set(actions) | set(penalties) != set(_BOTH):
+            raise ValueError(
+                f"a turn needs each seat in exactly one of actions and penalties, "
+                f"not actions {sorted(actions)} and penalties {sorted(penalties)}"
+            )
+        # (Without a penalty a whole turn takes the fast path, so here there is one.)
+        self._pending = {}
+        for seat in penalties:
+            self._faulted[seat] = True
+        self._finish(b"forfeit")
+
+    def apply(self, seat: int, action: int) -> None:
+        """Only to complete a turn whose other seat was penalised in advance (a check
+        position); otherwise a turn is one joint step (:meth:`apply_joint`)."""
+        if not self._pending or self._acting != (seat,):
+            raise RuntimeError(SIMULTANEOUS)
+        self._joint_with_penalties({seat: action}, {})
+
+    def penalize(self, seat: int, verdict: Verdict) -> None:
+        """Like :meth:`apply`: only to complete a turn whose other seat was penalised in
+        advance.  Both penalised is a draw."""
+        if not self._pending or self._acting != (seat,):
+            raise RuntimeError(SIMULTANEOUS)
+        self._joint_with_penalties({}, {seat: verdict})
+
+    def drain_events(self) -> list[Event]:
+        events = self._events
+        self._events = []
+        return events
 
     def _finish(self, how: bytes) -> None:
         self._over = True
+        self._acting = _NOBODY
         ranks = self.ranks()
         p = self._points
         for seat in _BOTH:
@@ -329,5 +364,5 @@ class BiddingWars(Game):
         deck = list(range(1, self.n + 1))
         random.Random(3).shuffle(deck)
         forfeit = BiddingWarsState(self.n, deck)
-        forfeit.penalize(1, Verdict.TIMEOUT)
+        forfeit.penalize_in_advance(1, Verdict.TIMEOUT)
         return [CheckPosition("end (forfeit)", forfeit)]

@@ -48,6 +48,13 @@ The seed's quirks, on unless ``seed_quirks=0``:
 Penalty (a timeout, a bad reply, a crashed bot): fold, or check when checking is free
 (calls 0 under the big-blind quirk); at the bot's showdown, a muck.
 
+The deal (see :mod:`referee.games.base`): each hand's deck depends only on the game's
+seed and the hand's number.  The game draws one 64-bit seed at the start; hand h
+shuffles the 52 cards with ``random.Random(seed + (h << 64))`` and deals from the top
+(hole cards in two passes from the dealer's left, then burn + flop, burn + turn, burn +
+river), so how many cards earlier hands used, or who busted, changes nothing in the
+decks of later hands.
+
 Hot path: the state keeps the pre-formatted pieces of the request line (stacks, bets,
 statuses, pots, history) as bytes and refreshes only what an action changes; the
 options of the player to act (call amount, raise bounds) are computed once per turn.
@@ -158,7 +165,8 @@ class HoldemState(GameState):
         if seats < 2:
             raise ValueError("hold'em needs at least 2 seats")
         self.n = seats
-        self._rng = rng
+        #: The deal: hand h's deck comes from this seed and h alone (see _start_hand).
+        self._deal_seed = rng.getrandbits(64)
         self.quirks = bool(seed_quirks)
         self.bot_showdown = bool(bot_showdown)
         self._small_blinds = tuple(small_blinds)
@@ -218,7 +226,8 @@ class HoldemState(GameState):
                 self.status[s] = ord("X")
         # Deal: two passes of hole cards from the dealer's left, then burn+3, burn+1, burn+1.
         m = len(order)
-        deck = self._rng.sample(range(52), 2 * m + 8)
+        deck = list(range(52))
+        random.Random(self._deal_seed + (self.hand_no << 64)).shuffle(deck)
         self.hole: list[tuple[int, int] | None] = [None] * n
         for i, s in enumerate(order):
             self.hole[s] = (deck[i], deck[m + i])

@@ -28,6 +28,13 @@ every decision, so the state keeps everything pre-encoded: hands come from impor
 tables (dice, their wire token and per-face matching counts), each seat's request head is
 built once per round, and each bid appends one cached token to the round's bid list.
 The wire format itself lives in :mod:`protocol.liars_dice`.
+
+**The deal** (see :mod:`referee.games.base`): the dice depend only on the seed and on
+positions.  At the start of the game one block of random bytes is made into dice values
+(``bytes.translate``: bytes 0..251 give ``b % 6 + 1``, 252..255 are dropped), five for
+each (round, seat); in round r seat s rolls its k remaining dice as the first k values of
+its five.  So a seat's dice in round r depend only on the seed and on how many dice it
+still has, not on the bids and challenges before.
 """
 
 from __future__ import annotations
@@ -61,20 +68,18 @@ class _Hand:
         self.matching = tuple(wire.matching(dice, f) for f in range(7))
 
 
-# ``_ROLLS[k][r]`` for r < 6**k is the hand of k dice whose faces are r's base-6 digits;
-# a uniform r is a uniform roll.  Equal multisets share one _Hand (462 of them).
-_ROLL_BITS = 13  # 2**13 > 6**5
-_ROLLS: list[list[_Hand]] = []
-_ROLL_LIMIT: list[int] = []  # draws at or above this are redrawn, so r % 6**k is uniform
+# ``_HAND_OF[values]``: the hand rolled as ``values`` (bytes, one die 1..6 each, in die
+# order, 0 to 5 of them).  Equal multisets share one _Hand (462 of them).
+_HAND_OF: dict[bytes, _Hand] = {}
 _shared: dict[tuple[int, ...], _Hand] = {}
 for _k in range(wire.DICE_PER_SEAT + 1):
-    _table = []
     for _faces in itertools.product(range(1, 7), repeat=_k):
         _key = tuple(sorted(_faces))
-        _table.append(_shared.setdefault(_key, _Hand(_key)))
-    _ROLLS.append(_table)
-    _ROLL_LIMIT.append((1 << _ROLL_BITS) // len(_table) * len(_table))
-del _k, _table, _faces, _key
+        _HAND_OF[bytes(_faces)] = _shared.setdefault(_key, _Hand(_key))
+del _k, _faces, _key
+
+#: Random bytes to dice values 1..6; 0 marks a rejected byte (252..255).
+_BYTE_TO_DIE = bytes(b % 6 + 1 if b < 252 else 0 for b in range(256))
 
 #: ``_BID_TOKEN[seat][quantity][face]``: the bid's token in a request, with its space.
 _BID_TOKEN = [
@@ -90,13 +95,16 @@ _DECODED: dict[bytes, wire.Action] = {}
 _DECODED_MAX = 4096
 
 
-def _roll(bits: Any, k: int) -> _Hand:
-    r = bits(_ROLL_BITS)
-    limit = _ROLL_LIMIT[k]
-    while r >= limit:
-        r = bits(_ROLL_BITS)
-    table = _ROLLS[k]
-    return table[r % len(table)]
+def _draw_dice(rng: random.Random, seats: int) -> bytes:
+    """The game's dice: five values for each (round, seat), enough for every round a game
+    of ``seats`` can have (each round costs one die, and the winner keeps one).  Seat s
+    rolls its k dice in round r as the first k of the five values from ``(r * seats + s)
+    * 5``."""
+    need = wire.DICE_PER_SEAT * seats * wire.DICE_PER_SEAT * seats
+    values = rng.randbytes(need + 64).translate(_BYTE_TO_DIE).replace(b"\0", b"")
+    while len(values) < need:  # 65 bytes or more rejected: rare, and drawn again
+        values += rng.randbytes(need - len(values) + 16).translate(_BYTE_TO_DIE).replace(b"\0", b"")
+    return values[:need]
 
 
 # ---------------------------------------------------------------- state
@@ -110,9 +118,9 @@ class LiarsDiceState(GameState):
         "_bidder",
         "_bids",
         "_bids_wire",
-        "_bits",
         "_counts",
         "_counts_wire",
+        "_dice",
         "_eliminated",
         "_events",
         "_hands",
@@ -120,6 +128,7 @@ class LiarsDiceState(GameState):
         "_in_play",
         "_n",
         "_over",
+        "_round",
         "_rounds",
         "_starter",
         "_to_act",
@@ -128,7 +137,9 @@ class LiarsDiceState(GameState):
 
     def __init__(self, seats: int, rng: random.Random) -> None:
         self._n = seats
-        self._bits = rng.getrandbits
+        #: The deal, by position: see _draw_dice.  ``_round`` numbers the rounds from 0.
+        self._dice = _draw_dice(rng, seats)
+        self._round = -1
         self._counts = [wire.DICE_PER_SEAT] * seats
         self._in_play = seats * wire.DICE_PER_SEAT
         self._eliminated: list[int] = []  # first out first
@@ -160,6 +171,7 @@ class LiarsDiceState(GameState):
         state._counts = [len(h) for h in hands]
         state._in_play = sum(state._counts)
         state._eliminated = [s for s, h in enumerate(hands) if not h]
+        state._round = -1  # this is round 0, and later rounds follow it
         state._start_round(starter)
         state._hands = [_shared[tuple(sorted(h))] if h else None for h in hands]
         return state
@@ -168,8 +180,13 @@ class LiarsDiceState(GameState):
 
     def _start_round(self, starter: int) -> None:
         """Roll every seat's dice; ``starter`` makes the first bid."""
-        bits = self._bits
-        self._hands = [_roll(bits, c) if c else None for c in self._counts]
+        self._round = r = self._round + 1
+        dice, per = self._dice, wire.DICE_PER_SEAT
+        start = r * self._n * per
+        self._hands = [
+            _HAND_OF[dice[o : o + c]] if c else None
+            for o, c in zip(range(start, start + self._n * per, per), self._counts, strict=True)
+        ]
         self._counts_wire = b" ".join(b"%d" % c for c in self._counts)
         self._heads: list[bytes | None] = [None] * self._n
         self._bids: list[tuple[int, Bid]] = []

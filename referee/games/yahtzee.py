@@ -9,10 +9,21 @@ This is the referee's hot path, so the state is kept in pre-computed form:
 * the dice are one integer *code*, three bits per die (die ``k`` in bits ``3k..3k+2``),
   which indexes tables built at import time: the line fragment, the pattern scores of
   all 13 rows, whether they are five of a kind;
-* a reroll keeps the held dice with a bit mask and ORs in one table entry chosen by a
-  single random draw covering every rerolled die;
-* each card's 14-int prefix of the position line is cached as bytes and rebuilt only
-  when that card changes.
+* a reroll keeps the held dice with a bit mask and ORs in one table entry, found by the
+  next values of the turn's dice stream (below) for every rerolled die at once;
+* each card's 14-int prefix of the position line is cached as bytes and rebuilt (one
+  bytes ``%`` format) only when that card changes.
+
+**The deal** (see :mod:`referee.games.base`): the dice depend only on the seed and on
+positions, never on the rerolls chosen.  Each (seat, turn) has its own stream of 15 dice
+values, drawn at the start of the game: the turn's first roll is its first 5 values, and
+each reroll takes the next values of the same stream for the rerolled dice, in die order
+(5 + at most 5 + 5).  So seat 0's first roll in turn 5 is the same whatever either bot
+did before, and two bots rerolling the same dice at the same point of a turn get the
+same faces.  The streams are one block of random bytes, made into dice by
+``bytes.translate`` (rejection sampling at C speed: each byte below 252 gives two dice,
+``b % 36`` in base 6; 252..255 are dropped), each stream kept as one 64-bit integer with
+a value per 4 bits, so the hot path reads a roll with a mask and one table look-up.
 
 The wire format and the reference (slow, simple) scoring live in :mod:`protocol.yahtzee`.
 """
@@ -21,6 +32,8 @@ from __future__ import annotations
 
 import itertools
 import random
+import sys
+from array import array
 from collections.abc import Sequence
 from typing import Any
 
@@ -55,59 +68,84 @@ for _dice in itertools.product(range(1, 7), repeat=5):
     for _roll in (1, 2, 3):
         _LINE_TAIL[_roll][_c] = " ".join(map(str, (*_dice, _roll))).encode() + b"\n"
 
-# Rerolls: for a hold mask m, ``_KEEP[m]`` keeps the held dice's bits and
-# ``_SPREAD[m][r]`` (r < 6**u for u rerolled dice) fills the rerolled dice.
-# ``r`` comes from getrandbits(_DRAW_BITS) with rejection above ``_DRAW_LIMIT[m]``
-# (a multiple of 6**u; rejects well under 1% of draws), then ``r % 6**u``.
-_DRAW_BITS = 24
-_KEEP: list[int] = []
-_SPREAD: list[list[int]] = []
-_SPAN: list[int] = []
-_DRAW_LIMIT: list[int] = []
+# The dice streams: one per placement p (seat p % 2, turn p // 2), 16 values of 4 bits
+# in one 64-bit int, lowest first (the 16th unused).  The first roll is the lowest five:
+# ``_FIRST[s & _FIVE]`` is their dice code.  A reroll with hold mask m and u rerolled dice
+# reads the next u values: with ``keep, take, scatter, shift = _REROLL[m]``,
+# ``scatter[s & take]`` puts them in the rerolled dice's places (in die order), ``keep``
+# keeps the held dice's bits, and the stream moves on by ``shift`` bits.  Every key and
+# mask fits in 20 bits: the hot path's ints stay small.
+_STREAMS = 2 * wire.NUM_ROWS
+_FIVE = (1 << 20) - 1
+#: A random byte to two dice values 1..6, one per nibble (low nibble first): bytes
+#: 0..251 give ``b % 36`` as two base-6 digits, so both dice are uniform and independent;
+#: 252..255 give 0, the mark of a rejected byte.
+_BYTE_TO_DICE = bytes((b % 36 % 6 + 1) | (b % 36 // 6 + 1) << 4 if b < 252 else 0 for b in range(256))
+_REROLL: list[tuple[int, int, dict[int, int], int]] = []  # by m: keep, take, scatter, shift
 for _m in range(32):
     _free = [k for k in range(5) if not _m >> k & 1]
-    _KEEP.append(sum(7 << (3 * k) for k in range(5) if _m >> k & 1))
-    _SPREAD.append(
-        [
-            sum(d << (3 * k) for k, d in zip(_free, faces, strict=True))
-            for faces in itertools.product(range(1, 7), repeat=len(_free))
-        ]
+    _REROLL.append(
+        (
+            sum(7 << (3 * k) for k in range(5) if _m >> k & 1),
+            (1 << (4 * len(_free))) - 1,
+            {
+                sum(d << (4 * i) for i, d in enumerate(faces)): sum(
+                    d << (3 * k) for k, d in zip(_free, faces, strict=True)
+                )
+                for faces in itertools.product(range(1, 7), repeat=len(_free))
+            },
+            4 * len(_free),
+        )
     )
-    _SPAN.append(6 ** len(_free))
-    _DRAW_LIMIT.append((1 << _DRAW_BITS) // _SPAN[-1] * _SPAN[-1])
-_FRESH = _SPREAD[0]
-_FRESH_SPAN = _SPAN[0]
-_FRESH_LIMIT = _DRAW_LIMIT[0]
+_FIRST = _REROLL[0][2]
+_BIG_ENDIAN = sys.byteorder == "big"
 
 #: The joker's fixed values by row (the wire module's table, as a tuple for the hot path).
 _JOKER_FIXED = tuple(wire.JOKER_FIXED.get(row, 0) for row in range(wire.NUM_ROWS))
 _JOKER_ROWS = frozenset(wire.JOKER_FIXED)
-_VALUE_BYTES = {v: b"%d " % v for v in range(-1, 80)}
+#: A card's 14 values as the position line's prefix, each followed by a space.
+_CARD_FORMAT = b"%d " * (wire.NUM_ROWS + 1)
 _TO_ACT = ((0,), (1,))
 
 del _c, _dice, _roll, _m, _free
 
 
 def _card_bytes(card: list[int]) -> bytes:
-    vb = _VALUE_BYTES
-    return b"".join([vb[v] if v in vb else b"%d " % v for v in card])
+    return _CARD_FORMAT % tuple(card)
 
 
-def _roll_fresh(getrandbits: Any) -> int:
-    r = getrandbits(_DRAW_BITS)
-    while r >= _FRESH_LIMIT:
-        r = getrandbits(_DRAW_BITS)
-    return _FRESH[r % _FRESH_SPAN]
+def _draw_dice(rng: random.Random) -> list[int]:
+    """The game's dice: placement p's stream is ``words[p]``, 16 values of 4 bits."""
+    need = 8 * _STREAMS
+    pairs = rng.randbytes(need + 16).translate(_BYTE_TO_DICE).replace(b"\0", b"")
+    while len(pairs) < need:  # 17 bytes or more rejected: rare, and drawn again
+        pairs += rng.randbytes(need - len(pairs) + 8).translate(_BYTE_TO_DICE).replace(b"\0", b"")
+    words = array("Q")
+    words.frombytes(pairs[:need])
+    if _BIG_ENDIAN:  # the same dice on every machine
+        words.byteswap()
+    return words.tolist()
 
 
 # ---------------------------------------------------------------- state
 
 
 class YahtzeeState(GameState):
-    __slots__ = ("_bits", "_cards", "_dice", "_enc", "_forfeit", "_over", "_placed", "_roll", "_seat")
+    __slots__ = (
+        "_cards",
+        "_dice",
+        "_enc",
+        "_forfeit",
+        "_over",
+        "_placed",
+        "_roll",
+        "_seat",
+        "_stream",
+        "_words",
+    )
 
     def __init__(self, rng: random.Random) -> None:
-        self._bits = rng.getrandbits
+        self._words = _draw_dice(rng)
         self._cards = [[-1] * wire.NUM_ROWS + [0], [-1] * wire.NUM_ROWS + [0]]
         self._enc = [_card_bytes(self._cards[0]), _card_bytes(self._cards[1])]
         self._seat = 0
@@ -115,13 +153,17 @@ class YahtzeeState(GameState):
         self._placed = 0
         self._over = False
         self._forfeit: int | None = None
-        self._dice = _roll_fresh(self._bits)
+        s = self._words[0]
+        self._dice = _FIRST[s & _FIVE]
+        #: The current turn's stream, past the values already rolled.
+        self._stream = s >> 20
 
     @classmethod
     def from_position(cls, line: bytes | str, rng: random.Random | None = None) -> YahtzeeState:
         """The state a position line describes, with its player as seat 0 to act.
 
-        The opponent is seat 1.  Later dice are drawn from ``rng`` (a fixed seed if None).
+        The opponent is seat 1.  Later dice come from streams drawn from ``rng`` (a fixed
+        seed if None); this turn's rerolls from the stream of placement ``placements``.
         Used by tests and for replaying a logged position.
         """
         pos = wire.parse_position(line)
@@ -136,6 +178,7 @@ class YahtzeeState(GameState):
         state._placed = sum(v != -1 for card in state._cards for v in card[: wire.NUM_ROWS])
         if state._cards[0][: wire.NUM_ROWS].count(-1) == 0:
             raise ValueError("the player to act has no open box")
+        state._stream = state._words[state._placed] >> 20
         return state
 
     # -- the referee's per-decision calls (hot path) --
@@ -179,11 +222,10 @@ class YahtzeeState(GameState):
 
     def apply(self, seat: int, action: int) -> None:
         if action & 1:
-            m = action >> 1
-            r = self._bits(_DRAW_BITS)
-            while r >= _DRAW_LIMIT[m]:
-                r = self._bits(_DRAW_BITS)
-            self._dice = (self._dice & _KEEP[m]) | _SPREAD[m][r % _SPAN[m]]
+            keep, take, scatter, shift = _REROLL[action >> 1]
+            s = self._stream
+            self._dice = (self._dice & keep) | scatter[s & take]
+            self._stream = s >> shift
             self._roll += 1
             return
         row = action >> 1
@@ -203,7 +245,9 @@ class YahtzeeState(GameState):
             return
         self._seat = seat ^ 1
         self._roll = 1
-        self._dice = _roll_fresh(self._bits)
+        s = self._words[self._placed]
+        self._dice = _FIRST[s & _FIVE]
+        self._stream = s >> 20
 
     def penalize(self, seat: int, verdict: Verdict) -> None:
         """Any verdict forfeits the game: it ends now and the other seat wins."""
