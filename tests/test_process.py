@@ -385,6 +385,35 @@ async def test_a_reply_after_the_short_wait_comes_through_trio(tmp_path, monkeyp
         assert bot.decisions == 2 and bot._clean
 
 
+SPLIT_REPLY_BOT = """\
+import sys, time
+while sys.stdin.buffer.readline():
+    sys.stdout.write("0")
+    sys.stdout.flush()
+    time.sleep(0.002)  # the newline comes later, in a write of its own
+    sys.stdout.write("\\n")
+    sys.stdout.flush()
+"""
+
+
+async def test_a_reply_written_in_two_parts_is_finished_within_the_short_wait(
+    tmp_path, monkeypatch, trio_waits
+):
+    """A runtime that writes the text and the newline apart (``python -u``, ``print``
+    without buffering) still gets its reply within the short wait, not through trio."""
+    monkeypatch.setattr(process, "REPLY_WAIT_S", 0.5)
+    script = tmp_path / "split.py"
+    script.write_text(SPLIT_REPLY_BOT)
+    split = BotSpec(name="split", argv=[BOT_PYTHON, str(script)], home=str(tmp_path))
+    async with running(split, Limits(startup_s=5.0, decision_s=5.0)) as bot:
+        assert await bot.request(REQUEST) == b"0"
+        trio_waits.clear()
+        for _ in range(5):
+            assert await bot.request(REQUEST) == b"0"
+        assert bot._rfd not in trio_waits
+        assert bot._clean and bot.decisions == 6
+
+
 @pytest.mark.parametrize("wait_s", [0.2, 30.0])
 async def test_a_bot_that_never_answers_times_out_at_its_deadline(monkeypatch, wait_s):
     """The short wait is part of the decision's time, and never longer than it."""

@@ -25,6 +25,9 @@
  *   (n, chunk)     the whole line was written and the read gave `chunk`, which is not a
  *                  single clean line (b"" for end of file or a read error).
  *
+ * A reply that starts to arrive without its newline is read on until the newline, within
+ * the same short wait (finish_line).
+ *
  * Python does everything else; it owns every decision about verdicts.
  */
 #define PY_SSIZE_T_CLEAN
@@ -63,6 +66,31 @@ static ssize_t read_soon(int fd, char *buf, size_t size, long long wait_ns) {
         return -1;
     }
     return read(fd, buf, size);
+}
+
+/* The reply began to arrive without its newline (a bot whose runtime writes the text
+ * and the newline separately, e.g. Python run with -u): go on reading it until the
+ * newline, the buffer's end, end of file, or the short wait's deadline, whichever comes
+ * first.  Returns the bytes now in buf. */
+static ssize_t finish_line(int fd, char *buf, ssize_t got, size_t size, long long deadline_ns) {
+    while ((size_t)got < size && !memchr(buf, '\n', (size_t)got)) {
+        ssize_t more = read(fd, buf + got, size - (size_t)got);
+        if (more > 0) {
+            got += more;
+            continue;
+        }
+        if (more == 0 || errno != EAGAIN) break; /* EOF or an error: Python reports it */
+        long long left = deadline_ns - monotonic_ns();
+        if (left <= 0) break;
+        struct pollfd pfd = {.fd = fd, .events = POLLIN, .revents = 0};
+        struct timespec wait = {.tv_sec = (time_t)(left / 1000000000LL), .tv_nsec = (long)(left % 1000000000LL)};
+        int ready;
+        Py_BEGIN_ALLOW_THREADS
+        ready = ppoll(&pfd, 1, &wait, NULL);
+        Py_END_ALLOW_THREADS
+        if (ready <= 0) break; /* timed out, or a signal: Python takes the rest */
+    }
+    return got;
 }
 
 static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
@@ -118,6 +146,7 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
         result = Py_BuildValue("(ny#)", len, "", (Py_ssize_t)0);
         goto done;
     }
+    if (wait_ns > 0 && !memchr(buf, '\n', (size_t)got)) got = finish_line((int)rfd, buf, got, sizeof buf, start + wait_ns);
     const char *newline = memchr(buf, '\n', (size_t)got);
     if (newline != buf + got - 1 || got - 1 > max_line) {
         result = Py_BuildValue("(ny#)", len, buf, (Py_ssize_t)got);

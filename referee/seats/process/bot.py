@@ -479,6 +479,8 @@ class BotProcess(Seat):
         if self._clean:
             # A prompt bot's whole reply is usually in the pipe already, or soon is.
             chunk = self._read_soon()
+            if chunk and b"\n" not in chunk and self._wait_ms:
+                chunk = self._finish_line(chunk, start)
             if chunk:
                 reply, newline, rest = chunk.partition(b"\n")  # the cheapest one-line check
                 if newline and not rest and len(reply) <= self._max_line:
@@ -508,6 +510,26 @@ class BotProcess(Seat):
             return None
         except OSError:
             return b""
+
+    def _finish_line(self, chunk: bytes, start: int) -> bytes:
+        """A reply that began without its newline (text and newline written apart, as
+        ``python -u`` does): read on until the newline, end of file or the short wait's
+        deadline, as the C fast path does (finish_line)."""
+        deadline = start + self._wait_ns
+        while b"\n" not in chunk and len(chunk) <= self._max_line:
+            left_ms = -(-(deadline - _now_ns()) // 1_000_000)
+            if left_ms <= 0 or not self._poller.poll(left_ms):
+                break
+            try:
+                more = _read(self._rfd, _READ_SIZE)
+            except BlockingIOError:
+                continue
+            except OSError:
+                break
+            if not more:
+                break  # end of file: the next read reports it
+            chunk += more
+        return chunk
 
     # Decision statistics live in one int64 array that the C fast path updates in place.
     @property
