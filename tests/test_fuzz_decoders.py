@@ -28,7 +28,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from referee import games
-from referee.core.verdict import ProtocolError
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games import GameState
 
 GAMES = sorted(games.available())
@@ -132,7 +132,11 @@ def check(name: str, state: GameState, seat: int, reply: bytes) -> None:
     assert reason is None or isinstance(reason, str), f"{name}: illegal() returned {reason!r}"
     if reason is None:
         game, first = fresh_state(name)
-        game.apply(first, action)
+        actors = game.to_act()
+        if len(actors) > 1:  # a simultaneous step is applied whole (the others time out)
+            game.apply_joint({first: action}, {s: Verdict.TIMEOUT for s in actors if s != first})
+        else:
+            game.apply(first, action)
 
 
 @pytest.mark.parametrize("name", GAMES)
