@@ -13,6 +13,8 @@ number generators", OOPSLA 2014): a bijection of 64-bit words with full avalanch
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 _MASK = (1 << 64) - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 
@@ -29,4 +31,14 @@ def deal_seed(match_seed: int, deal: int) -> int:
     Distinct deals of a match get unrelated seeds; so do equal deal numbers of distinct
     match seeds (the match seed is mixed first, then the deal number).
     """
-    return _mix((_mix((match_seed & _MASK) ^ (match_seed >> 64)) + _GOLDEN * (deal + 1)) & _MASK)
+    return deal_seeder(match_seed)(deal)
+
+
+def deal_seeder(match_seed: int) -> Callable[[int], int]:
+    """:func:`deal_seed` for one match seed, with the match seed's mix done once."""
+    base = _mix((match_seed & _MASK) ^ (match_seed >> 64))
+
+    def seed_of(deal: int) -> int:
+        return _mix((base + _GOLDEN * (deal + 1)) & _MASK)
+
+    return seed_of

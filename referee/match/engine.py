@@ -123,6 +123,12 @@ class Match:
             notice=self._notice,
         )
         self._stats = {p.name: p.stats for p in self.players}
+        n = len(self.players)
+        #: Per seat rotation: the players by seat, and their names (built once).
+        self._seatings = [
+            ([self.players[i] for i in order], [self.players[i].name for i in order])
+            for order in (seat_order(rotation, n) for rotation in range(n))
+        ]
         self.games_requested = games_to_play(config.games, len(specs), config.duplicate)
         self.games_played = 0
         self.completed = False
@@ -221,8 +227,7 @@ class Match:
     async def play_game(self, planned: Scheduled) -> GameRecord:
         index = planned.index
         self._game_index = index
-        players = self.players
-        seated = [players[i] for i in seat_order(planned.rotation, len(players))]
+        seated, names = self._seatings[planned.rotation]
         state = self.new_state(planned)
         current = GameInProgress(index, seated, self._transcripts)
         transcript = current.transcript
@@ -242,7 +247,19 @@ class Match:
             events = drain_events()  # also after the last move: seats are told the end
             if events:
                 for event in events:
-                    await self._tell(event.seat, event.line, event.expects_reply, decision, current)
+                    told = seated[event.seat].seat
+                    if told is None or told.death is not None:
+                        continue
+                    try:
+                        await told.tell(event.line, event.expects_reply)
+                    except BotFault as fault:
+                        # The bot is gone; its next decision takes the penalty.
+                        forfeit = Forfeit(fault.verdict, index, decision, fault.detail)
+                        self._record(event.seat, forfeit, current, count=False)
+                    if transcript is not None:
+                        transcript.append(
+                            Step(event.seat, "tell", event.line[:-1].decode("ascii", "replace"))
+                        )
             if is_terminal():
                 break
             actors = to_act()
@@ -282,7 +299,7 @@ class Match:
             deal=planned.deal,
             rotation=planned.rotation,
             seed=planned.seed,
-            seats=[p.spec.name for p in seated],
+            seats=names[:],
             scores=state.scores(),
             ranks=state.ranks(),
             forfeits=current.forfeits,
@@ -364,23 +381,6 @@ class Match:
             self._note_fault(seat, verdict, detail, line, raw, decision, current)
             penalties[seat] = verdict
         state.apply_joint(actions, penalties)
-
-    async def _tell(
-        self, seat: int, line: bytes, expects_reply: bool, decision: int, current: GameInProgress
-    ) -> None:
-        player = current.seated[seat]
-        bot = player.seat
-        if bot is None or bot.death is not None:
-            return
-        try:
-            await bot.tell(line, expects_reply)
-        except BotFault as fault:
-            # The bot is gone; its next decision takes the penalty.
-            self._record(
-                seat, Forfeit(fault.verdict, current.index, decision, fault.detail), current, count=False
-            )
-        if current.transcript is not None:
-            current.transcript.append(Step(seat, "tell", line[:-1].decode("ascii", "replace")))
 
     # ------------------------------------------------------------------ penalties
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from referee.core.seeding import deal_seed
+from referee.core.seeding import deal_seeder
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,13 +36,14 @@ def games_to_play(games: int, seats: int, duplicate: bool) -> int:
 
 def schedule(match_seed: int, games: int, seats: int, duplicate: bool) -> Iterator[Scheduled]:
     """The games of a match, in the order they are played."""
+    seed_of = deal_seeder(match_seed)
     if duplicate:
         for index in range(games_to_play(games, seats, True)):
             deal, rotation = divmod(index, seats)
-            yield Scheduled(index, deal, rotation, deal_seed(match_seed, deal))
+            yield Scheduled(index, deal, rotation, seed_of(deal))
     else:
         for index in range(games):
-            yield Scheduled(index, index, index % seats, deal_seed(match_seed, index))
+            yield Scheduled(index, index, index % seats, seed_of(index))
 
 
 def seat_order(rotation: int, seats: int) -> list[int]:
