@@ -47,21 +47,26 @@ static long long monotonic_ns(void) {
     return (long long)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/* Wait at most wait_ns for fd to be readable (ready, closed or in error: the next read
+ * says which).  The GIL goes meanwhile: another thread (trio's workers) may run; the
+ * loop may not.  Returns ppoll's result: > 0 ready, 0 timed out, < 0 (EINTR) a signal. */
+static int wait_readable(int fd, long long wait_ns) {
+    struct pollfd pfd = {.fd = fd, .events = POLLIN, .revents = 0};
+    struct timespec wait = {.tv_sec = (time_t)(wait_ns / 1000000000LL), .tv_nsec = (long)(wait_ns % 1000000000LL)};
+    int ready;
+    Py_BEGIN_ALLOW_THREADS
+    ready = ppoll(&pfd, 1, &wait, NULL);
+    Py_END_ALLOW_THREADS
+    return ready;
+}
+
 /* Read what the bot's stdout holds now; if nothing, wait for it at most wait_ns and
  * read once more.  Returns read()'s result; errno is EAGAIN when nothing came in time
  * (or a signal cut the wait short). */
 static ssize_t read_soon(int fd, char *buf, size_t size, long long wait_ns) {
     ssize_t got = read(fd, buf, size);
     if (got >= 0 || errno != EAGAIN || wait_ns <= 0) return got;
-    struct pollfd pfd = {.fd = fd, .events = POLLIN, .revents = 0};
-    struct timespec wait = {.tv_sec = (time_t)(wait_ns / 1000000000LL), .tv_nsec = (long)(wait_ns % 1000000000LL)};
-    int ready;
-    /* The GIL goes meanwhile: another thread (trio's workers) may run; the loop may not. */
-    Py_BEGIN_ALLOW_THREADS
-    ready = ppoll(&pfd, 1, &wait, NULL);
-    Py_END_ALLOW_THREADS
-    /* POLLHUP and POLLERR count as ready: the read below reports them. */
-    if (ready <= 0) {
+    if (wait_readable(fd, wait_ns) <= 0) {
         errno = EAGAIN; /* timed out, or EINTR: a miss, and Python handles the signal */
         return -1;
     }
@@ -81,14 +86,7 @@ static ssize_t finish_line(int fd, char *buf, ssize_t got, size_t size, long lon
         }
         if (more == 0 || errno != EAGAIN) break; /* EOF or an error: Python reports it */
         long long left = deadline_ns - monotonic_ns();
-        if (left <= 0) break;
-        struct pollfd pfd = {.fd = fd, .events = POLLIN, .revents = 0};
-        struct timespec wait = {.tv_sec = (time_t)(left / 1000000000LL), .tv_nsec = (long)(left % 1000000000LL)};
-        int ready;
-        Py_BEGIN_ALLOW_THREADS
-        ready = ppoll(&pfd, 1, &wait, NULL);
-        Py_END_ALLOW_THREADS
-        if (ready <= 0) break; /* timed out, or a signal: Python takes the rest */
+        if (left <= 0 || wait_readable(fd, left) <= 0) break; /* timed out, or a signal: Python takes the rest */
     }
     return got;
 }
