@@ -68,18 +68,12 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return msgspec.structs.replace(self, **changes) if changes else self
 
 
-class LimitsOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
-    """The same fields, all optional: what a manifest or the command line changes."""
-
-    startup_s: float | None = None
-    decision_s: float | None = None
-    cpu_s: float | None = None
-    memory_bytes: int | None = None
-    address_space_bytes: int | None = None
-    file_size_bytes: int | None = None
-    open_files: int | None = None
-    processes: int | None = None
-    disk_bytes: int | None = None
-    max_line_bytes: int | None = None
-    stderr_bytes: int | None = None
-    exit_s: float | None = None
+#: The same fields as :class:`Limits`, all optional (``None``: unchanged): what a manifest
+#: or the command line changes.  Made from Limits' own fields, so the two cannot drift.
+LimitsOverride = msgspec.defstruct(
+    "LimitsOverride",
+    [(field.name, field.type | None, None) for field in msgspec.structs.fields(Limits)],
+    module=__name__,
+    frozen=True,
+    forbid_unknown_fields=True,
+)
