@@ -549,3 +549,23 @@ def test_a_failed_build_among_three_is_said_once(tmp_path):
     assert done.returncode == 0, done.stderr
     lines = [line for line in done.stderr.splitlines() if "build failed" in line]
     assert len(lines) == 1 and lines[0].count("cannot start") == 1, done.stderr
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bot uids exist only when the referee is root")
+def test_as_root_the_sweep_also_removes_a_dead_referees_bot_owned_directories(tmp_path):
+    """As root each bot's working directory belongs to the bot's uid: a referee killed
+    with SIGKILL leaves them behind, and the next one must recognise them by the dead
+    referee's uid block (and leave alone one owned by any other uid)."""
+    from referee.seats.process import sandbox
+    from referee.seats.process.bot import sweep_stale_directories
+
+    dead = 3999998
+    bots = tmp_path / f"referee-{dead}-bot-abcd1234"
+    stranger = tmp_path / f"referee-{dead}-other-abcd1234"
+    for path, uid in ((bots, sandbox.uid_block(dead)[1]), (stranger, sandbox.uid_block(dead + 1)[1])):
+        path.mkdir()
+        (path / "file").write_text("x")
+        os.chown(path / "file", uid, uid)
+        os.chown(path, uid, uid)
+    assert sweep_stale_directories(str(tmp_path)) == 1
+    assert not bots.exists() and stranger.exists()

@@ -1082,7 +1082,8 @@ _OWNED_BY_A_REFEREE = re.compile(
 def sweep_stale_directories(tmp: str | None = None) -> int:
     """Remove the temporary directories of referees that are no longer running (killed
     with SIGKILL, or by a power cut).  Only directories named exactly as a referee names
-    them, owned by this user, whose referee's pid is not running here.  Returns how
+    them, owned by this user — or, for root, by a bot uid of that referee's block (a bot's
+    working directory is its own) — whose referee's pid is not running here.  Returns how
     many went.  (Referees in containers that share /tmp but not pids would see each
     other's as stale: give each container its own /tmp.)"""
     tmp = tmp or tempfile.gettempdir()
@@ -1102,7 +1103,8 @@ def sweep_stale_directories(tmp: str | None = None) -> int:
             info = os.lstat(path)
         except OSError:
             continue
-        if not stat.S_ISDIR(info.st_mode) or info.st_uid != me or psutil.pid_exists(pid):
+        ours = info.st_uid == me or (me == 0 and info.st_uid in sandbox.uid_block(pid))
+        if not stat.S_ISDIR(info.st_mode) or not ours or psutil.pid_exists(pid):
             continue
         shutil.rmtree(path, ignore_errors=True)
         removed += not os.path.lexists(path)

@@ -70,7 +70,7 @@ from referee.seats.process.sandbox.reaping import (
 from referee.seats.process.sandbox.rlimits import rlimits_for
 from referee.seats.process.sandbox.uids import _allocate_uid as _allocate_uid
 from referee.seats.process.sandbox.uids import _reachable as _reachable
-from referee.seats.process.sandbox.uids import is_root, release_uid
+from referee.seats.process.sandbox.uids import is_root, release_uid, uid_block
 from referee.seats.process.sandbox.visibility import _installations as _installations
 from referee.seats.process.sandbox.visibility import _visible as _visible
 from referee.seats.process.sandbox.visibility import cannot_exec
@@ -106,4 +106,5 @@ __all__ = [
     "rlimits_for",
     "seccomp",
     "supervised_problem",
+    "uid_block",
 ]

@@ -24,9 +24,17 @@ import psutil
 
 #: Bot uids: a block of 64 per referee process, from its pid (unique among live
 #: processes), far above the usual /etc/subuid ranges and below 2**31.
-_UID_BASE = 1_000_000_000 + os.getpid() * 64
 _UID_SLOTS = 64
 _uids_in_use: set[int] = set()
+
+
+def uid_block(pid: int) -> range:
+    """The bot uids the referee process ``pid`` hands out (when it runs as root)."""
+    first = 1_000_000_000 + pid * _UID_SLOTS
+    return range(first, first + _UID_SLOTS)
+
+
+_UID_BASE = uid_block(os.getpid()).start
 
 
 def is_root() -> bool:
