@@ -356,6 +356,24 @@ def test_a_failed_build_exits_3(tmp_path):
     assert "build failed" in done.stderr and "compile error" in done.stderr
 
 
+@pytest.mark.parametrize("run", ["./bot", "bot"])
+def test_a_build_that_makes_the_program_plays_the_first_time(tmp_path, run):
+    """The program 'run' names may exist only once the build has made it: the bot is
+    resolved again after its build (it used to fail to start until a second run)."""
+    home = tmp_path / "built"
+    home.mkdir()
+    (home / "make.sh").write_text(
+        "printf '#!/bin/sh\\nwhile read line; do echo 0; done\\n' > bot\nchmod 755 bot\n"
+    )
+    (home / "bot.toml").write_text(f'name = "built"\nrun = "{run}"\nbuild = "sh make.sh"\n')
+    home.chmod(0o755)
+    summary = tmp_path / "s.json"
+    done = referee("match", str(home), COMPETENT, "--games", "2", "--build", "--json", str(summary))
+    assert done.returncode == 0, done.stderr
+    built = next(p for p in json.loads(summary.read_text())["players"] if p["name"] == "built")
+    assert built["games"] == 2 and built["decisions"] >= 2 and "startup" not in built["forfeits"]
+
+
 # ------------------------------------------------------------------ 7. details and help
 
 

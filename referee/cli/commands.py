@@ -18,6 +18,7 @@ import sys
 import time
 from collections.abc import Sequence
 
+import msgspec
 import trio
 
 from referee import __version__, games
@@ -315,7 +316,11 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
         elif spec.build:
             failure = _build(spec)
             if failure is None:
-                continue
+                try:  # what 'run' names may exist only now ("./bot", a bare "bot")
+                    match.update_bot(msgspec.structs.replace(resolve(spec.home), name=spec.name))
+                    continue
+                except BotSpecError as exc:
+                    failure = f"after its build: {exc}"
             failure = printable(failure)
             if not keep_going:
                 _say(f"bot {spec.name} cannot start: {failure}")

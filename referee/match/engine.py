@@ -146,6 +146,15 @@ class Match:
             if player.name == name:
                 player.unstartable = reason
 
+    def update_bot(self, spec: BotSpec) -> None:
+        """Replace the spec of the bot of the same name before the match starts (a bot
+        whose build has just made the program its manifest names)."""
+        for player in self.players:
+            if player.name == spec.name:
+                player.spec = spec
+                return
+        raise KeyError(spec.name)
+
     async def run(self) -> MatchRecord:
         """Play the match and return its record.
 
