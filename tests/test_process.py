@@ -121,6 +121,15 @@ async def test_misbehaving_bot_gets_its_verdict(mode, good, verdict, within):
     assert elapsed < within, f"{mode}: took {elapsed:.2f} s"
 
 
+async def test_a_startup_allowance_shorter_than_the_decision_limit_is_honoured():
+    """--startup-timeout 0.5 with a 5 s decision limit: no first answer is a startup
+    verdict after 0.5 s, not after 5 (the verdict names 0.5 s)."""
+    limits = Limits(startup_s=0.5, decision_s=5.0, cpu_s=10.0, exit_s=2.0)
+    fault, _bot, elapsed = await play("sleep", 0, limits=limits, asks=1)
+    assert fault is not None and fault.verdict is Verdict.STARTUP, fault
+    assert elapsed < 2.5, f"took {elapsed:.2f} s"
+
+
 async def test_cpu_budget_is_enforced_over_the_tree():
     limits = Limits(startup_s=5.0, decision_s=10.0, cpu_s=1.0, exit_s=2.0)
     fault, bot, elapsed = await play("cpu", 1, limits=limits)

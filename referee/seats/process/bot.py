@@ -559,10 +559,14 @@ class BotProcess(Seat):
 
     def _deadline(self, start_ns: int) -> float:
         """The trio-clock deadline of a request that started at ``start_ns``."""
-        allowed = self.limits.decision_s
+        limits = self.limits
+        allowed = limits.decision_s
         if not self._has_answered:
+            # The first answer: what is left of the startup allowance, but at least one
+            # decision's time (a seat first asked late must still get its turn) — and
+            # never more than the allowance itself, when it is the shorter of the two.
             since_spawn = trio.current_time() - self._started_at
-            allowed = max(allowed, self.limits.startup_s - since_spawn)
+            allowed = max(limits.startup_s - since_spawn, min(allowed, limits.startup_s))
         return trio.current_time() + allowed - (_now_ns() - start_ns) / 1e9
 
     async def tell(self, line: bytes, expects_reply: bool = False) -> None:
