@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -120,3 +121,26 @@ def test_two_games_cannot_share_a_flag_that_means_two_things(monkeypatch):
     monkeypatch.setattr(games, "_registry", {**games.available(), "zz-clash": clashing})
     with pytest.raises(ValueError, match="--cards of zz-clash clashes with bidding-wars"):
         arguments.add_game_options(argparse.ArgumentParser(), "game options")
+
+
+def test_a_usage_error_is_one_line_naming_help():
+    """README: a bad option is exit 2 with one line on stderr (not argparse's usage block)."""
+    for args, says in (
+        (("match", "a", "b", "--game", "yatzee"), "invalid choice: 'yatzee'"),
+        (("match", "a", "b", "--memory-limit", "abc"), "must be a positive number of MiB"),
+        (("bogus",), "invalid choice: 'bogus'"),
+    ):
+        done = referee(*args)
+        assert done.returncode == 2, done
+        lines = done.stderr.splitlines()
+        assert len(lines) == 1 and says in lines[0] and "--help" in lines[0], done.stderr
+
+
+def test_an_output_in_a_directory_that_cannot_be_written_says_so(tmp_path):
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o555)
+    if os.access(locked, os.W_OK):
+        pytest.skip("root writes anywhere (CI runs this file as an ordinary user too)")
+    done = referee("match", "a", "b", "--log", str(locked / "x.jsonl"))
+    assert done.returncode == 2 and "the directory is not writable" in done.stderr, done.stderr

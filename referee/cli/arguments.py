@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 import math
-from typing import Any
+from typing import Any, NoReturn
 
 from referee import games
 from referee.core.limits import LimitsOverride, MiB
@@ -17,7 +17,10 @@ _UNLIMITED = {"none", "inf", "unlimited"}
 def _positive(text: str, unit: str, lift: bool) -> float:
     if lift and text.lower() in _UNLIMITED:
         return math.inf
-    value = float(text)
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
     if not value > 0 or math.isinf(value):
         raise argparse.ArgumentTypeError(
             f"must be a positive number of {unit}" + (" or 'none'" if lift else "")
@@ -106,3 +109,11 @@ def game_options(args: argparse.Namespace, only: type[games.Game] | None = None)
         if k.startswith("option_") and v is not None
     }
     return {k: v for k, v in given.items() if only is None or k in only.option_specs}
+
+
+class OneLineErrors(argparse.ArgumentParser):
+    """A parser whose usage errors are one line on stderr (exit 2), naming ``--help``,
+    rather than the whole usage block first: the line is what a user needs to see."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")

@@ -173,6 +173,10 @@ def dice_poker_us_per_deal(bot: Path, deals: int) -> tuple[float, float]:
     return elapsed, elapsed / deals * 1e6
 
 
+def _verdict(ratio: float, target: float) -> str:
+    return "met" if ratio <= target else "missed"
+
+
 def main(round_trips: int = 200_000, games: int = 1000, deals: int = 100_000) -> int:
     if shutil.which(os.environ.get("CC", "cc")) is None:
         print("referee bench needs a C compiler (cc)", file=sys.stderr)
@@ -188,17 +192,20 @@ def main(round_trips: int = 200_000, games: int = 1000, deals: int = 100_000) ->
         ours = min(trio.run(referee_round_trip_us, echo, round_trips) for _ in range(3))
         decisions, seconds, per_decision = match_us_per_decision(fast, games)
         deal_seconds, per_deal = dice_poker_us_per_deal(caller, deals)
+        ratios = (ours / raw, per_decision / raw, per_deal / (4 * raw))
         print(f"all on core {core}; best of 3 for the round trips")
         print(f"raw C round trip (C parent, C echo bot):   {raw:7.2f} µs")
         print(
-            f"referee round trip (same echo bot):        {ours:7.2f} µs   {ours / raw:5.2f}× raw (target ≤ 1.5×)"
+            f"referee round trip (same echo bot):        {ours:7.2f} µs   {ratios[0]:5.2f}× raw "
+            f"(target ≤ 1.5×: {_verdict(ratios[0], 1.5)})"
         )
         print(
             f"{games}-game Yahtzee match, two C bots:     {per_decision:7.2f} µs per decision "
-            f"{per_decision / raw:5.2f}× raw (target ≤ 3×); {decisions} decisions in {seconds:.2f} s"
+            f"{ratios[1]:5.2f}× raw (target ≤ 3×: {_verdict(ratios[1], 3.0)}); "
+            f"{decisions} decisions in {seconds:.2f} s"
         )
         print(
             f"{deals}-deal dice-poker match, two C bots: {per_deal:7.2f} µs per deal     "
-            f"{per_deal / (4 * raw):5.2f}× 4 raw round trips (target ≤ 2×); {deal_seconds:.2f} s"
+            f"{ratios[2]:5.2f}× 4 raw round trips (target ≤ 2×: {_verdict(ratios[2], 2.0)}); {deal_seconds:.2f} s"
         )
     return 0

@@ -63,14 +63,14 @@ def _export(text: str) -> tuple[str, str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = arguments.OneLineErrors(
         prog="referee",
         description="Run bots against each other, safely and fast.",
         epilog=EXIT_CODES_HELP.replace("exit status:", "exit status of referee match:", 1),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"referee {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=arguments.OneLineErrors)
 
     match = sub.add_parser(
         "match",

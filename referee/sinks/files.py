@@ -17,8 +17,11 @@ def unwritable(path: str) -> str | None:
         return f"{path} is a directory"
     if not parent.is_dir():
         return f"no such directory: {parent}"
-    if not os.access(parent, os.W_OK | os.X_OK) or (target.exists() and not os.access(target, os.W_OK)):
+    if target.exists() and not os.access(target, os.W_OK):
         return f"{path} is not writable"
+    if not os.access(parent, os.W_OK | os.X_OK):
+        # A summary is replaced through a new file beside it: the directory must be writable.
+        return f"cannot write in {parent}: the directory is not writable"
     return None
 
 
