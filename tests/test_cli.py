@@ -8,6 +8,8 @@ import subprocess
 import sys
 import time
 
+import pytest
+
 
 def referee(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
