@@ -264,3 +264,66 @@ def test_a_build_command_is_not_run_without_build(tmp_path, built_samples):
     )
     assert not marker.exists()
     assert "pass --build" in done.stderr
+
+
+# ---------------------------------------------------------------------- a bot kept loose in the home directory
+
+HOME_REPORT = """\
+import os, sys
+for line in sys.stdin:
+    try:
+        open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "secret")).close()
+        secret = "secret-readable"
+    except OSError:
+        secret = "secret-hidden"
+    print(sys.prefix, sys.prefix != sys.base_prefix, secret, flush=True)
+"""
+
+
+def _fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Path]:
+    """A home directory (the referee's ``~``) holding a virtualenv, a secret, and a bot
+    script directly in it; returns (home, the venv's python)."""
+    from conftest import BOT_PYTHON
+
+    home = tmp_path / "home"
+    home.mkdir(mode=0o755)
+    subprocess.run([BOT_PYTHON, "-m", "venv", "--without-pip", str(home / ".venv")], check=True)
+    (home / "secret").write_text("key\n")
+    (home / "homebot.py").write_text(HOME_REPORT)
+    monkeypatch.setenv("HOME", str(home))
+    return home, home / ".venv" / "bin" / "python3"
+
+
+@pytest.mark.parametrize("named", [True, False], ids=["named", "on-path"])
+@pytest.mark.parametrize("layer", SUPERVISED, ids=str)
+async def test_a_bot_in_the_home_directory_runs_under_a_virtualenv_there(layer, named, tmp_path, monkeypatch):
+    """``python3 ~/homebot.py`` with a virtualenv under ~ activated (or named by its path):
+    the home directory is never bound whole, so the bot's program was bound alone, a
+    link into the base Python that the sandbox could not follow (namespaces: "mount: ...
+    No such file or directory"; Landlock: pyvenv.cfg unreadable).  The virtualenv is
+    the program's installation and must be visible; the rest of ~ must stay hidden."""
+    home, python = _fake_home(tmp_path, monkeypatch)
+    if not named:
+        monkeypatch.setenv("PATH", f"{python.parent}{os.pathsep}{os.environ['PATH']}")
+    program = str(python) if named else "python3"
+    spec = BotSpec(name="homebot", argv=[program, str(home / "homebot.py")], home=str(home))
+    reply, _ = await _ask(spec, layer)
+    assert reply.split() == [str(home / ".venv"), "True", "secret-hidden"]
+
+
+@needs_namespaces
+async def test_a_named_file_that_is_an_absolute_link_is_bound_where_it_leads(tmp_path, monkeypatch):
+    """Files in a shared directory are bound one by one; a link among them
+    (~/python3 -> /usr/bin/python3, ~/bot.py -> /elsewhere/bot.py) must be followed on the
+    host, not from the half-built root where an absolute link leads nowhere."""
+    from conftest import BOT_PYTHON
+
+    home, _ = _fake_home(tmp_path, monkeypatch)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir(mode=0o755)
+    (elsewhere / "homebot.py").write_text(HOME_REPORT)
+    (home / "linked.py").symlink_to(elsewhere / "homebot.py")
+    (home / "python3").symlink_to(os.path.realpath(BOT_PYTHON))
+    spec = BotSpec(name="linked", argv=[str(home / "python3"), str(home / "linked.py")], home=str(home))
+    reply, _ = await _ask(spec, sandbox.Layer.NAMESPACES)
+    assert reply.split()[1:] == ["False", "secret-hidden"]

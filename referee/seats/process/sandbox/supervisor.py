@@ -169,6 +169,35 @@ def _make_path(path: str, directory: bool) -> None:
         os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o644))
 
 
+def _in_root(root: str, path: str) -> str:
+    """``root + path`` with every link on the way followed as it would be with ``root``
+    as the root: an absolute link leads back into ``root``, not out of it.  mount(2)
+    follows links from the staging root, where an absolute one (a virtualenv's
+    ``python3 -> /usr/bin/python3``) leads nowhere."""
+    pending = [p for p in path.split("/") if p]
+    done = ""
+    hops = 0
+    while pending:
+        name = pending.pop(0)
+        if name == ".":
+            continue
+        if name == "..":
+            done = done.rsplit("/", 1)[0]
+            continue
+        here = f"{done}/{name}"
+        if not os.path.islink(root + here):
+            done = here
+            continue
+        hops += 1
+        if hops > 40:
+            raise SetupError("mount", f"{path}: {os.strerror(errno.ELOOP)}")
+        link = os.readlink(root + here)
+        if link.startswith("/"):
+            done = ""
+        pending[:0] = [p for p in link.split("/") if p]
+    return root + done
+
+
 def _bind(source: str, target: str, read_only: bool = True) -> None:
     _make_path(target, os.path.isdir(source))
     _mount(source, target, None, MS_BIND | MS_REC)
@@ -230,7 +259,7 @@ def _build_root(cfg: dict) -> None:
     # After the private /tmp, so that bot files under /tmp stay visible above it.
     for path in cfg["ro_binds"]:
         if os.path.lexists(old + path):
-            _bind(old + path, new + path)
+            _bind(_in_root(old, path), new + path)
     # Other bots' cgroups (their names, memory, process counts) are not this bot's business.
     if os.path.isdir(f"{new}/sys/fs/cgroup"):
         _mount("referee-none", f"{new}/sys/fs/cgroup", "tmpfs", MS_NOSUID | MS_NODEV | MS_RDONLY, "size=4k")

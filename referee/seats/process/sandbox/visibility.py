@@ -126,21 +126,36 @@ def _visible(argv: list[str], home: str, workdir: str = "") -> list[str]:
     modules, and the installation of its program and of any file its command names.
 
     A directory shared with others (``/tmp`` itself, the user's home directory, where
-    their keys are) or one that holds the bot's working directory is never bound whole: only the files the
-    command names are, so a bot kept loose in /tmp cannot read everything else there.
+    their keys are, or one that holds either) or one that holds the bot's working
+    directory is never bound whole: only the files the command names are, so a bot kept
+    loose in /tmp cannot read everything else there.  Its program's installation is
+    visible all the same (``python3 ~/bot.py`` with a virtualenv under ~ activated).
     """
     named = [w for w in argv if os.path.isabs(w) and os.path.exists(w)]
+    shared_dirs = {*_SHARED_DIRS, os.path.expanduser("~")}
+
+    def shared(path: str) -> bool:
+        return any(_under(d, [path]) for d in shared_dirs) or bool(workdir and _under(workdir, [path]))
+
+    # Only a home bound whole holds what lies under it; a shared one holds nothing but
+    # the files named.
+    whole_home = not shared(home)
     visible = {PROTOCOL_DIR}
     wanted = [home]
     for word in named:
-        if _under(word, (home, *SYSTEM_DIRS)):
+        if _under(word, SYSTEM_DIRS) or (whole_home and _under(word, [home])):
+            # A program in a bot's own directory is confined there (a manifest's links
+            # must not widen what the bot sees): nothing to add.
             continue
-        wanted += sorted(_installations(word)) if word == argv[0] else [str(Path(word).parent)]
-    shared_dirs = {*_SHARED_DIRS, os.path.expanduser("~")}
+        if word == argv[0]:
+            wanted += sorted(_installations(word))
+        elif not _under(word, [home]):
+            wanted.append(str(Path(word).parent))
     for path in wanted:
-        shared = path in shared_dirs or (workdir and _under(workdir, [path]))
-        if shared:
+        if shared(path):
             visible.update(w for w in named if _under(w, [path]) and not _under(w, SYSTEM_DIRS))
         else:
             visible.add(path)
-    return sorted(visible)
+    # Nothing under what is visible already (the system, a directory bound whole): a
+    # second bind inside a read-only one could not make its mount point there.
+    return sorted(p for p in visible if not _under(p, [*SYSTEM_DIRS, *(q for q in visible if q != p)]))
