@@ -26,8 +26,9 @@ from referee.core.limits import Limits, MiB
 from referee.core.verdict import BotFault, Verdict
 from referee.seats.process import bot as process
 from referee.seats.process import sandbox
-from referee.seats.process.bot import BotProcess, StderrCapture
+from referee.seats.process.bot import BotProcess
 from referee.seats.process.monitor import Monitor
+from referee.seats.process.stderr import StderrCapture
 
 BOT = Path(__file__).parent / "bots" / "misbehave.py"
 

@@ -29,7 +29,7 @@ from referee.core.limits import MiB
 from referee.core.verdict import printable
 from referee.match import GIVE_UP_AFTER, Match, MatchConfig, MatchError
 from referee.seats.process import sandbox
-from referee.seats.process.bot import stderr_tail
+from referee.seats.process.stderr import stderr_tail
 from referee.sinks import files as output_files
 from referee.sinks.progress import MatchProgress
 from referee.sinks.summary import SummaryFile

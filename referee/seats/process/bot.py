@@ -41,11 +41,12 @@ import trio
 from protocol.lines import show
 from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
-from referee.core.verdict import BotFault, Verdict, printable
+from referee.core.verdict import BotFault, Verdict
 from referee.seats import Seat, SeatUsage
 from referee.seats.process import sandbox
 from referee.seats.process.monitor import Monitor, shared_monitor
 from referee.seats.process.sandbox import spawn
+from referee.seats.process.stderr import STDERR_TAIL_CHARS, StderrCapture, stderr_tail
 
 _READ_SIZE = 1 << 16
 _NEWLINE = b"\n"
@@ -147,54 +148,6 @@ def eof_grace_s(limits: Limits) -> float:
     """How long a bot may take to exit after EOF on its input (``referee check`` holds
     bots to the same figure)."""
     return min(EOF_GRACE_S, limits.exit_s)
-
-
-#: How much of a dead bot's stderr its verdict quotes.
-STDERR_TAIL_LINES = 3
-STDERR_TAIL_CHARS = 300
-
-
-def stderr_tail(text: str, lines: int = STDERR_TAIL_LINES, chars: int = STDERR_TAIL_CHARS) -> str:
-    """The last non-blank lines of ``text``, joined with " | ", at most ``chars`` long."""
-    # Only the end matters: cut before the work (a bot's stderr may be a MiB on one line).
-    text = text[-(4 * chars) :]
-    # Python 3.11's ~~~^^^ markers under a traceback's line say nothing in one line.
-    kept = [line.strip() for line in text.splitlines() if line.strip(" \t~^")][-lines:]
-    joined = printable(" | ".join(kept))
-    return joined if len(joined) <= chars else "…" + joined[-(chars - 1) :]
-
-
-class StderrCapture:
-    """Keeps the first and the last ``cap/2`` bytes of a stream, counting what was cut."""
-
-    def __init__(self, cap: int) -> None:
-        self.half = max(cap // 2, 1)
-        self.head = bytearray()
-        self.tail = bytearray()
-        self.total = 0
-
-    def feed(self, data: bytes) -> None:
-        self.total += len(data)
-        room = self.half - len(self.head)
-        if room > 0:
-            self.head += data[:room]
-            data = data[room:]
-        if data:
-            self.tail += data
-            if len(self.tail) > 2 * self.half:
-                del self.tail[: len(self.tail) - self.half]
-
-    def last(self, n: int) -> bytes:
-        """About the last ``n`` bytes written (from the tail once there is one)."""
-        return bytes((self.tail or self.head)[-n:])
-
-    def render(self) -> bytes:
-        tail = bytes(self.tail[-self.half :])
-        cut = self.total - len(self.head) - len(tail)
-        if cut <= 0:
-            return bytes(self.head) + tail
-        note = f"\n[referee: {cut} bytes of stderr cut here; kept the first {len(self.head)} and the last {len(tail)}]\n"
-        return bytes(self.head) + note.encode() + tail
 
 
 class BotProcess(Seat):
@@ -1173,4 +1126,4 @@ def _directory_bytes(path: str, max_entries: int, enough: int) -> int:
     return total
 
 
-__all__ = ["BotProcess", "StderrCapture", "describe_status"]
+__all__ = ["BotProcess", "describe_status"]
