@@ -327,3 +327,35 @@ async def test_a_named_file_that_is_an_absolute_link_is_bound_where_it_leads(tmp
     spec = BotSpec(name="linked", argv=[str(home / "python3"), str(home / "linked.py")], home=str(home))
     reply, _ = await _ask(spec, sandbox.Layer.NAMESPACES)
     assert reply.split()[1:] == ["False", "secret-hidden"]
+
+
+IMPORTS_PROTOCOL = """\
+import os, sys
+ROOT = %r  # in the text, not on the command line (a path named there is made visible)
+sys.path.insert(0, ROOT)  # the project's root, as the Python sample players do
+from protocol import lines  # noqa: F401 -- the import is the test
+try:
+    open(os.path.join(ROOT, "pyproject.toml")).read()
+    leaked = "read"
+except OSError:
+    leaked = "unreadable"
+for line in sys.stdin:
+    print("imported", leaked, flush=True)
+"""
+
+
+@pytest.mark.parametrize("layer", SUPERVISED, ids=str)
+async def test_a_python_bot_imports_the_protocol_package_from_the_project_root(layer, tmp_path):
+    """The Python sample players put the project's root on sys.path to import
+    `protocol`: every layer lets them (Landlock used to refuse the listing the importer
+    needs: "No module named 'protocol'"), and no other file of the root is readable."""
+    from conftest import BOT_PYTHON
+
+    home = tmp_path / "bot"
+    home.mkdir()
+    (home / "bot.py").write_text(IMPORTS_PROTOCOL % str(ROOT))
+    home.chmod(0o755)
+    (home / "bot.py").chmod(0o644)
+    spec = BotSpec(name="importer", argv=[BOT_PYTHON, str(home / "bot.py")], home=str(home))
+    reply, _ = await _ask(spec, layer)
+    assert reply == "imported unreadable"

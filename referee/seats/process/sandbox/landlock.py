@@ -162,6 +162,7 @@ def restrict(
     read: Iterable[str],
     write: Iterable[str],
     *,
+    list_only: Iterable[str] = (),
     deny_tcp: bool = True,
     scope_signals: bool = True,
     scope_abstract_unix: bool = True,
@@ -169,7 +170,9 @@ def restrict(
     """Confine the calling thread's process (and its future children) with Landlock.
 
     ``read`` paths may be read and executed (files), listed and traversed (directories);
-    ``write`` paths get every filesystem right the ABI knows; everything else gets none.
+    ``write`` paths get every filesystem right the ABI knows; ``list_only`` directories
+    may be listed (and, as Landlock rules apply beneath, the directories under them) but
+    no file in them read; everything else gets none.
     ``deny_tcp`` (ABI ≥ 4) forbids every TCP bind and connect; ``scope_signals`` and
     ``scope_abstract_unix`` (ABI ≥ 6) stop signals to, and abstract unix connections to,
     processes outside the domain.  Features the running ABI lacks are left out rather than
@@ -201,6 +204,7 @@ def restrict(
         raise _fail(-ruleset, "create_ruleset")
     try:
         _add_rules(ruleset, read, _READ)
+        _add_rules(ruleset, list_only, ACCESS_FS_READ_DIR)
         _add_rules(ruleset, write, fs)
         ret = _syscall(_SYS_LANDLOCK_RESTRICT_SELF, ruleset, 0)
         if ret < 0:

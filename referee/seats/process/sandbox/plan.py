@@ -35,6 +35,7 @@ from referee.seats.process.sandbox.paths import (
     _SECRET_FILES,
     _SYSFS,
     _WRITABLE_DEVICES,
+    PROTOCOL_DIR,
     SUPERVISOR,
     SYSTEM_DIRS,
 )
@@ -140,7 +141,15 @@ def _supervisor_config(
             *devices,
             *visible,
         ]
-        config["landlock"] = {"read": read, "write": [workdir, *_WRITABLE_DEVICES], "required": True}
+        config["landlock"] = {
+            "read": read,
+            "write": [workdir, *_WRITABLE_DEVICES],
+            # The project's root may be listed, not read: a Python bot that puts it on
+            # sys.path (as the sample players do) imports `protocol` only if its importer
+            # can list the directory holding it.
+            "list": [os.path.dirname(PROTOCOL_DIR)],
+            "required": True,
+        }
         config["seccomp"] = {"deny_ipc": True, "deny_sockets": True}
         parts += [f"abi {abi}", "seccomp"]
         if uid is not None:

@@ -334,7 +334,9 @@ def _exec_bot(cfg: dict, error_fd: int) -> None:
         rules = cfg.get("landlock")
         if rules is not None:
             try:
-                landlock.restrict(rules["read"], rules["write"], deny_tcp=True)
+                landlock.restrict(
+                    rules["read"], rules["write"], list_only=rules.get("list", ()), deny_tcp=True
+                )
             except OSError as exc:
                 if rules.get("required", True):
                     raise SetupError("landlock", str(exc)) from None
