@@ -1,0 +1,1 @@
+"""Tournaments: formats that schedule matches, the runner, and the results store."""
