@@ -20,7 +20,7 @@ from referee import games
 from referee.core import records
 from referee.core.botspec import BotSpec
 from referee.core.seeding import deal_seed
-from referee.match import Match, MatchConfig, MatchSpec, run_match
+from referee.match import Match, MatchConfig, MatchError, MatchSpec, OutputError, run_match
 from referee.match.schedule import games_to_play, schedule, seat_order
 from referee.seats.inprocess import InProcessSeat
 from referee.sinks._abc import Sink
@@ -282,3 +282,56 @@ def test_run_match_returns_the_record_and_feeds_extra_sinks(tmp_path):
     for first, second in zip(collector.games[::2], collector.games[1::2], strict=True):
         assert first.scores[0] == second.scores[0]
     assert json.loads(msgspec.json.encode(spec))["config"]["duplicate"] is True
+
+
+def test_a_sink_that_cannot_write_stops_the_match_with_a_one_line_error(tmp_path):
+    """A full disk under --log: the match stops at that game, the other sinks are closed
+    with a record that says why, and the error is raised as itself (the CLI's exit 4)."""
+
+    class FullDisk(Sink):
+        def game(self, record, standing):
+            if record.game == 2:
+                raise OSError(28, "No space left on device")
+
+    collector = Collector()
+    cfg = MatchConfig(game="yahtzee", games=5, seed=1, pin=False)
+    match = Match(
+        games.get("yahtzee")(),
+        _specs("a", "b"),
+        cfg,
+        seat_factory=InProcessSeat.factory({"a": _yahtzee_random(1), "b": _yahtzee_random(2)}),
+        sinks=[collector, FullDisk()],
+    )
+    with pytest.raises(OutputError, match="after game 2: No space left on device"):
+        trio.run(match.run)
+    assert collector.final is not None and not collector.final.completed
+    assert collector.final.stopped.startswith("could not write FullDisk after game 2")
+    assert len(collector.games) == 3 and collector.final.games_played == 3
+
+
+def test_a_finished_match_is_not_marked_stopped_by_a_late_interrupt(tmp_path):
+    """A stop signal that arrives while a finished match closes its bots: the record
+    says completed and not stopped (they would contradict each other)."""
+    late = Match(
+        games.get("yahtzee")(),
+        _specs("a", "b"),
+        MatchConfig(game="yahtzee", games=2, seed=1, pin=False),
+        seat_factory=InProcessSeat.factory({"a": _yahtzee_random(1), "b": _yahtzee_random(2)}),
+    )
+
+    original_close_all = late.lineup.close_all
+
+    async def close_all(game):
+        late.stopped = "interrupted by SIGINT"  # the signal lands while bots close
+        await original_close_all(game)
+
+    late.lineup.close_all = close_all
+    record = trio.run(late.run)
+    assert record.completed and record.stopped is None
+
+
+def test_a_match_seed_outside_64_bits_is_refused():
+    """Folding a larger seed into 64 bits would make two seeds play the same deals."""
+    for seed in (-1, 2**64):
+        with pytest.raises(MatchError, match="0 to 2\\*\\*64 - 1"):
+            Match(games.get("yahtzee")(), _specs("a", "b"), MatchConfig(game="yahtzee", seed=seed, pin=False))

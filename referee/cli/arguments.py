@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 
 from referee import games
 from referee.core.limits import LimitsOverride, MiB
+from referee.core.seeding import SEEDS
 
 #: Words that lift a limit (``--cpu-limit none``).
 _UNLIMITED = {"none", "inf", "unlimited"}
@@ -25,6 +26,17 @@ def _positive(text: str, unit: str, lift: bool) -> float:
         raise argparse.ArgumentTypeError(
             f"must be a positive number of {unit}" + (" or 'none'" if lift else "")
         )
+    return value
+
+
+def match_seed(text: str) -> int:
+    """A ``--seed``: a whole number in ``range(SEEDS)``."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value < SEEDS:
+        raise argparse.ArgumentTypeError("must be a whole number from 0 to 2**64-1")
     return value
 
 

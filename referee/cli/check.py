@@ -942,7 +942,11 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         default=DEFAULT_GAMES,
         help=f"random games besides the positions (default {DEFAULT_GAMES})",
     )
-    check.add_argument("--seed", type=int, help="seed of the random games (default: random, printed)")
+    check.add_argument(
+        "--seed",
+        type=arguments.match_seed,
+        help="seed of the random games, 0 to 2**64-1 (default: random, printed)",
+    )
     check.add_argument("--json", metavar="PATH", help="also write the checklist as JSON here")
     check.add_argument(
         "--opponent",

@@ -27,7 +27,7 @@ from referee.core import interrupts, records
 from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.core.limits import MiB
 from referee.core.verdict import printable
-from referee.match import GIVE_UP_AFTER, Match, MatchConfig, MatchError
+from referee.match import GIVE_UP_AFTER, Match, MatchConfig, MatchError, OutputError
 from referee.seats.process import sandbox
 from referee.seats.process.stderr import stderr_tail
 from referee.sinks import files as output_files
@@ -37,7 +37,8 @@ from referee.sinks.summary import SummaryFile
 EXIT_OK = 0
 EXIT_USAGE = 2
 EXIT_CANNOT_START = 3
-#: The match was played but its summary could not be written (the disk filled up).
+#: An output could not be written (the disk filled up): the summary at the end, or the
+#: log or an export during the match, which stopped there.
 EXIT_CANNOT_WRITE = 4
 BUILD_TIMEOUT_S = 600
 
@@ -46,7 +47,8 @@ EXIT_CODES_HELP = """exit status:
   2    usage error (bad option, bot path or output path), one line on stderr
   3    a bot cannot start, so the match could not be played (with more than two
        bots, or --keep-going, it forfeits its games instead and the others play on)
-  4    the match was played but the --json summary could not be written (disk full)
+  4    an output could not be written (a full disk): the --json summary, or the --log
+       or an --export during the match, which then stops there
   130  interrupted (Ctrl-C); 143 for SIGTERM, 129 for SIGHUP: the bots are closed and
        the summary of the games played so far is written, marked as stopped (a third
        Ctrl-C ends the referee at once)
@@ -86,7 +88,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--game", default="yahtzee", choices=list(games.available()), help="which game (default yahtzee)"
     )
     match.add_argument("--games", type=int, help="number of games (default: the game's, see `referee games`)")
-    match.add_argument("--seed", type=int, help="match seed (default: random, printed)")
+    match.add_argument(
+        "--seed", type=arguments.match_seed, help="match seed, 0 to 2**64-1 (default: random, printed)"
+    )
     match.add_argument(
         "--duplicate",
         action="store_true",
@@ -348,17 +352,17 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace, guard: in
         match.stopped = interrupts.describe(signum)
 
     async def play() -> records.MatchRecord:
-        cannot_start: MatchError | None = None
+        ended: MatchError | OutputError | None = None
         async with trio.open_nursery() as nursery:
             nursery.start_soon(progress.plain_lines)
             try:
                 result = await match.run()
-            except MatchError as exc:  # raised below as itself, not in an exception group
-                cannot_start = exc
+            except (MatchError, OutputError) as exc:  # raised below as itself, not in a group
+                ended = exc
             finally:
                 nursery.cancel_scope.cancel()
-        if cannot_start is not None:
-            raise cannot_start
+        if ended is not None:
+            raise ended
         return result
 
     started = time.perf_counter()
@@ -370,6 +374,9 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace, guard: in
     except MatchError as exc:
         message = printable(str(exc))
         code = EXIT_CANNOT_START
+    except OutputError as exc:
+        message = printable(str(exc))
+        code = EXIT_CANNOT_WRITE
     else:
         if signum is not None and not match.completed:
             message = f"{match.stopped} after {match.games_played} games"

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-_MASK = (1 << 64) - 1
+#: Match seeds are the whole numbers below this (64 bits): each names its own deals.
+SEEDS = 1 << 64
+_MASK = SEEDS - 1
 _GOLDEN = 0x9E3779B97F4A7C15
 
 
@@ -29,7 +31,9 @@ def deal_seed(match_seed: int, deal: int) -> int:
     """The seed of deal number ``deal`` of the match seeded ``match_seed`` (64 bits).
 
     Distinct deals of a match get unrelated seeds; so do equal deal numbers of distinct
-    match seeds (the match seed is mixed first, then the deal number).
+    match seeds (the match seed is mixed first, then the deal number).  ``match_seed``
+    is in ``range(SEEDS)``; the match refuses others (folding more bits into 64 would
+    make two seeds play the same deals).
     """
     return deal_seeder(match_seed)(deal)
 

@@ -7,7 +7,7 @@ sits where; :mod:`.lineup` the bots' lives; :mod:`.scoreboard` the totals;
 
 from referee.core.records import GameRecord, MatchRecord
 from referee.match.engine import DETAIL_CHARS, Match, file_sinks
-from referee.match.lineup import Lineup, MatchError, Player
+from referee.match.lineup import Lineup, MatchError, OutputError, Player
 from referee.match.run import run_match
 from referee.match.schedule import Scheduled, schedule
 from referee.match.scoreboard import FORFEIT_DETAILS_KEPT, PlayerStats
@@ -24,6 +24,7 @@ __all__ = [
     "MatchError",
     "MatchRecord",
     "MatchSpec",
+    "OutputError",
     "Player",
     "PlayerStats",
     "Scheduled",

@@ -26,9 +26,10 @@ import trio
 from referee import __version__
 from referee.core.botspec import BotSpec
 from referee.core.records import BotFigures, GameForfeit, GameRecord, MatchRecord, Step
+from referee.core.seeding import SEEDS
 from referee.core.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
 from referee.games import DeadBot, Game, GameState
-from referee.match.lineup import Lineup, MatchError, Player
+from referee.match.lineup import Lineup, MatchError, OutputError, Player
 from referee.match.schedule import Scheduled, games_to_play, schedule, seat_order
 from referee.match.scoreboard import PlayerStats, tally_game
 from referee.match.spec import MatchConfig
@@ -86,6 +87,8 @@ class Match:
     ) -> None:
         if len(specs) not in game.seats:
             raise MatchError(f"{game.name} is played by {game.seats.wanted()} bots, got {len(specs)}")
+        if not 0 <= config.seed < SEEDS:
+            raise MatchError(f"a match seed is a whole number from 0 to 2**64 - 1, got {config.seed}")
         self.game = game
         self.config = config
         # Created only when a bot writes to stderr: long runs must not litter the disk.
@@ -112,8 +115,8 @@ class Match:
             BotProcess, layer=self.layer, allow_root=config.allow_root_bots
         )
         self.sinks: list[Sink] = [*file_sinks(config, game), *sinks]
-        self._transcripts = any(sink.wants_transcript for sink in self.sinks)
-        self._summaries = any(sink.wants_summary for sink in self.sinks)
+        self._transcripts = False
+        self._summaries = False
         self.lineup = Lineup(
             self.players,
             self.seat_factory,
@@ -172,8 +175,12 @@ class Match:
             bots=[p.name for p in self.players],
             duplicate=self.config.duplicate,
         )
+        # Which sinks want what is known only now: sinks may be added after construction.
+        self._transcripts = any(sink.wants_transcript for sink in self.sinks)
+        self._summaries = any(sink.wants_summary for sink in self.sinks)
         opened: list[Sink] = []
         cannot_start: MatchError | None = None
+        cannot_write: OutputError | None = None
         failure: str | None = None
         try:
             for sink in self.sinks:
@@ -186,23 +193,34 @@ class Match:
                         if cannot_start is None:
                             await self._play_all()
                             self.completed = True
+                    except OutputError as exc:  # kept out of the nursery's exception group
+                        cannot_write = exc
                     finally:
                         with trio.CancelScope(shield=True):
                             await self.lineup.close_all(self._game_index)
                         nursery.cancel_scope.cancel()
         except Exception as exc:  # the referee's own bug: the summary still says so
-            failure = f"the referee failed: {type(exc).__name__}: {exc}"
+            leaf = exc
+            while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+                leaf = leaf.exceptions[0]
+            failure = f"the referee failed: {type(leaf).__name__}: {leaf}"
             raise
         finally:
             if cannot_start is not None:
                 self.stopped = str(cannot_start)
-            elif not self.completed and self.stopped is None:
+            elif cannot_write is not None:
+                self.stopped = str(cannot_write)
+            elif self.completed:
+                self.stopped = None  # a signal during the close of a finished match
+            elif self.stopped is None:
                 self.stopped = failure or "cancelled"
             final = self.result()
             for sink in opened:
                 sink.close(final)
         if cannot_start is not None:
             raise cannot_start
+        if cannot_write is not None:
+            raise cannot_write
         return final
 
     async def _play_all(self) -> None:
@@ -213,7 +231,13 @@ class Match:
             left -= 1
             tally_game(record, self._stats)
             for sink in self.sinks:
-                sink.game(record, self.result)
+                try:
+                    sink.game(record, self.result)
+                except OSError as exc:  # a full disk: stop here, say where, keep the rest
+                    where = getattr(sink, "path", type(sink).__name__)
+                    raise OutputError(
+                        f"could not write {where} after game {planned.index}: {exc.strerror or exc}"
+                    ) from exc
             if left:
                 await self.lineup.between_games(planned.index + 1)
 

@@ -27,6 +27,11 @@ class MatchError(Exception):
     """The match cannot be played (a bot cannot start); one-line message."""
 
 
+class OutputError(Exception):
+    """A sink could not write (a full disk): the match stopped there; one-line message.
+    Raised by :meth:`Match.run` after the bots and the other sinks are closed."""
+
+
 @dataclass
 class Player:
     """A bot of the match: its spec, limits, totals and current seat."""
