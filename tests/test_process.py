@@ -424,6 +424,40 @@ async def test_a_reply_written_in_two_parts_is_finished_within_the_short_wait(
         assert bot._clean and bot.decisions == 6
 
 
+TWO_LINE_ANSWER_BOT = """\
+import sys
+asked = 0
+while line := sys.stdin.buffer.readline():
+    if line.startswith(b"info"):
+        sys.stdout.write("ok\\nextra\\n")  # one line too many
+    else:
+        asked += 1
+        sys.stdout.write(f"r{asked}\\n")
+    sys.stdout.flush()
+"""
+
+
+async def test_an_information_line_answered_with_two_lines_faults_once_and_stays_in_step(tmp_path):
+    """The stray line came before the next request: it faults that request (protocol)
+    and is dropped, so every later reply answers its own request (it used to be taken as
+    the reply, leaving the bot one reply behind for the rest of its life)."""
+    script = tmp_path / "two.py"
+    script.write_text(TWO_LINE_ANSWER_BOT)
+    two = BotSpec(name="two", argv=[BOT_PYTHON, str(script)], home=str(tmp_path))
+    async with running(two, Limits(startup_s=5.0, decision_s=2.0)) as bot:
+        assert await bot.request(REQUEST) == b"r1"
+        await bot.tell(b"info\n", expects_reply=True)
+        await trio.sleep(0.2)  # the whole answer is in the pipe before the next request
+        with pytest.raises(BotFault) as fault:
+            await bot.request(REQUEST)
+        assert (
+            fault.value.verdict is Verdict.PROTOCOL
+            and "'extra' came before this request" in fault.value.detail
+        )
+        assert await bot.request(REQUEST) == b"r2"  # the request the bot actually saw
+        assert await bot.request(REQUEST) == b"r3"
+
+
 @pytest.mark.parametrize("wait_s", [0.2, 30.0])
 async def test_a_bot_that_never_answers_times_out_at_its_deadline(monkeypatch, wait_s):
     """The short wait is part of the decision's time, and never longer than it."""

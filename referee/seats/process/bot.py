@@ -428,6 +428,8 @@ class BotProcess(Seat):
 
     async def _request_in_python(self, line: bytes, start: int) -> bytes:
         """The same as the C fast path, for when it is not built or the stream needs care."""
+        if self._buf:
+            self._refuse_stray_output()
         await self._send(line, start)
         if self._clean:
             # A prompt bot's whole reply is usually in the pipe already, or soon is.
@@ -552,6 +554,8 @@ class BotProcess(Seat):
         else:
             await self._send(line, start)
             chunk = self._read_soon()
+            if chunk and b"\n" not in chunk and self._wait_ms:
+                chunk = self._finish_line(chunk, start)
             if chunk:
                 _, newline, rest = chunk.partition(b"\n")
                 if newline and not rest:
@@ -658,6 +662,24 @@ class BotProcess(Seat):
                 self._buf = b""
                 raise await self._gone("closed its output")
             buf = buf + chunk if buf else chunk
+
+    def _refuse_stray_output(self) -> None:
+        """Before a request is written: what the bot wrote beyond the answers it owed
+        (an information line answered with two lines) cannot be this request's reply —
+        it came before the request.  Drop it and fault this decision, or the bot would
+        stay one reply behind for the rest of its life."""
+        buf = self._skip_lines(self._buf) if (self._owed or self._discarding) else self._buf
+        if self._owed or self._discarding or not buf:
+            self._buf = buf  # still owed: whatever follows is judged when it comes
+            return
+        self._buf = b""
+        self._replied = True
+        raise BotFault(
+            Verdict.PROTOCOL,
+            f"printed more than one line: {show(buf.rstrip(_NEWLINE), 80)} came before this request, "
+            "beyond the answers it owed (write debugging output to stderr)",
+            buf,
+        )
 
     def _skip_lines(self, buf: bytes) -> bytes:
         """Drop the rest of an over-long line and the answers owed to information lines."""
