@@ -138,11 +138,12 @@ def test_a_usage_error_is_one_line_naming_help():
         assert len(lines) == 1 and says in lines[0] and "--help" in lines[0], done.stderr
 
 
-def test_an_output_in_a_directory_that_cannot_be_written_says_so(tmp_path):
+def test_an_output_in_a_directory_that_cannot_be_written_says_so(built_samples, tmp_path):
     locked = tmp_path / "locked"
     locked.mkdir()
     locked.chmod(0o555)
     if os.access(locked, os.W_OK):
         pytest.skip("root writes anywhere (CI runs this file as an ordinary user too)")
-    done = referee("match", "a", "b", "--log", str(locked / "x.jsonl"))
+    competent = str(built_samples / "yahtzee/bin/competent")
+    done = referee("match", competent, competent, "--log", str(locked / "x.jsonl"))
     assert done.returncode == 2 and "the directory is not writable" in done.stderr, done.stderr
