@@ -1,5 +1,5 @@
 """The tournament's results store (``referee.tournament.store``) and its sink
-(``referee.sinks.store``): records round-trip, a store refuses another configuration,
+(``referee.tournament.sink``): records round-trip, a store refuses another configuration,
 bots' content hashes, all-or-nothing batches, discarding a crashed match, the sink under
 a real match, and SIGKILL at random moments.
 
@@ -34,7 +34,7 @@ from referee.games.dice_poker import DicePoker
 from referee.match import Match, MatchConfig, MatchSpec
 from referee.seats.inprocess import InProcessSeat
 from referee.sinks.collect import Collector
-from referee.sinks.store import StoreSink
+from referee.tournament.sink import StoreSink
 from referee.tournament.store import FILENAME, Store, StoreError, content_hash
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -298,7 +298,7 @@ _CHILD = textwrap.dedent(
     import sys
     sys.path.insert(0, {str(Path(__file__).parent)!r})
     from test_store import CONFIG, MATCHES, GAMES, BATCH, _dice_poker, _match_spec
-    from referee.sinks.store import StoreSink
+    from referee.tournament.sink import StoreSink
     from referee.tournament.store import Store
 
     from referee.sinks.collect import Collector

@@ -24,7 +24,7 @@ whole batch fail, so no game is ever counted twice.
 
 **One writer.**  The store is written by one process — the tournament's parent — through
 one connection: worker processes play matches and send their records back, and the
-parent feeds them to a :class:`~referee.sinks.store.StoreSink` per match.  Writes never
+parent feeds them to a :class:`~referee.tournament.sink.StoreSink` per match.  Writes never
 wait for each other, no ``SQLITE_BUSY`` can surface mid-tournament, and the parent
 alone knows which matches are running.  :meth:`Store.open` enforces it with an exclusive
 ``flock`` on ``DIR/results.sqlite.lock`` (released by the kernel when the process dies,
@@ -38,8 +38,8 @@ recovery after a crash) are waited out instead of failing.
 
 * ``kill -9``, a crash or an OOM kill of the referee costs **nothing committed**, with
   NORMAL as with FULL: the data is in the kernel's page cache.  What is lost is the
-  batch not yet committed (at most :data:`~referee.sinks.store.BATCH_GAMES` games or
-  :data:`~referee.sinks.store.BATCH_SECONDS` seconds of one match) — and, since a match
+  batch not yet committed (at most :data:`~referee.tournament.sink.BATCH_GAMES` games or
+  :data:`~referee.tournament.sink.BATCH_SECONDS` seconds of one match) — and, since a match
   cut short is replayed from its start, the rest of that match's games too.
 * A power loss or kernel crash can, with NORMAL, roll back the transactions committed
   since the last checkpoint (at most ~1000 pages of WAL, a few thousand games); the
@@ -118,7 +118,7 @@ Use::
     store.add_bots(specs)                             # or, on resume: store.changed_bots(specs)
     for key in store.unfinished_keys():
         store.discard_unfinished(key)                 # replayed from the start
-    sink = StoreSink(store, key, spec)                # referee.sinks.store, per match
+    sink = StoreSink(store, key, spec)                # referee.tournament.sink, per match
     run_match(spec, sinks=[sink])                     # or feed it a worker's records
     store.close()
 """
