@@ -433,9 +433,7 @@ class BotProcess(Seat):
         await self._send(line, start)
         if self._clean:
             # A prompt bot's whole reply is usually in the pipe already, or soon is.
-            chunk = self._read_soon()
-            if chunk and b"\n" not in chunk and self._wait_ms:
-                chunk = self._finish_line(chunk, start)
+            chunk = self._read_soon(start)
             if chunk:
                 reply, newline, rest = chunk.partition(b"\n")  # the cheapest one-line check
                 if newline and not rest and len(reply) <= self._max_line:
@@ -446,25 +444,30 @@ class BotProcess(Seat):
                 raise await self._gone("closed its output")
         return await self._read_line(self._deadline(start))
 
-    def _read_soon(self) -> bytes | None:
-        """What the bot's stdout holds now or after the short wait, as in the C fast path:
-        None if nothing came (the caller falls back to trio), b"" at end of file or on a
-        read error.  A signal's Python handler runs during the wait (PEP 475), and an
-        exception it raises ends the wait."""
+    def _read_soon(self, start: int) -> bytes | None:
+        """What the bot's stdout holds now or after the short wait, as in the C fast path
+        (a line begun is read on to its newline within the wait): None if nothing came
+        (the caller falls back to trio), b"" at end of file or on a read error.  A
+        signal's Python handler runs during the wait (PEP 475), and an exception it
+        raises ends the wait."""
         try:
-            return _read(self._rfd, _READ_SIZE)
+            chunk = _read(self._rfd, _READ_SIZE)
         except BlockingIOError:
-            pass
+            chunk = None
         except OSError:
             return b""
-        if not self._wait_ms or not self._poller.poll(self._wait_ms):
-            return None
-        try:
-            return _read(self._rfd, _READ_SIZE)
-        except BlockingIOError:
-            return None
-        except OSError:
-            return b""
+        if chunk is None:
+            if not self._wait_ms or not self._poller.poll(self._wait_ms):
+                return None
+            try:
+                chunk = _read(self._rfd, _READ_SIZE)
+            except BlockingIOError:
+                return None
+            except OSError:
+                return b""
+        if chunk and _NEWLINE not in chunk and self._wait_ms:
+            chunk = self._finish_line(chunk, start)
+        return chunk
 
     def _finish_line(self, chunk: bytes, start: int) -> bytes:
         """A reply that began without its newline (text and newline written apart, as
@@ -541,35 +544,30 @@ class BotProcess(Seat):
             return
         if _exchange is not None:
             result = _exchange(self._wfd, self._rfd, line, self._max_line, None, self._wait_ns)
-            if result.__class__ is bytes:
-                return await self._answered_information()
+            answered = result.__class__ is bytes
             if result.__class__ is tuple:
                 # Not one clean line (or b"": end of file, which the next read finds again):
                 # kept, and the owed-answer bookkeeping below judges it as before.
                 self._buf = result[1]
-            elif result < 0:
+            elif not answered and result < 0:
                 raise await self._gone("its input pipe is closed")
-            elif result != len(line):
+            elif not answered and result != len(line):
                 await self._write_rest(line[result:], self._deadline(start))
         else:
             await self._send(line, start)
-            chunk = self._read_soon()
-            if chunk and b"\n" not in chunk and self._wait_ms:
-                chunk = self._finish_line(chunk, start)
-            if chunk:
-                _, newline, rest = chunk.partition(b"\n")
-                if newline and not rest:
-                    return await self._answered_information()
+            chunk = self._read_soon(start)
+            answered = bool(chunk) and chunk.find(_NEWLINE) == len(chunk) - 1  # one whole line
+            if chunk and not answered:
                 self._buf = chunk
+        if answered:
+            # Dropped.  Yield to trio every so often, as requests do (each may have waited
+            # up to the short wait).
+            self._told += 1
+            if not self._told % _CHECKPOINT_EVERY:
+                await trio.lowlevel.checkpoint()
+            return
         self._owed += 1
         self._clean = False
-
-    async def _answered_information(self) -> None:
-        """An information line's answer came at once and was dropped: yield to trio every
-        so often, as requests do (each may have waited up to the short wait)."""
-        self._told += 1
-        if not self._told % _CHECKPOINT_EVERY:
-            await trio.lowlevel.checkpoint()
 
     async def _write_rest(self, data: bytes, deadline: float) -> None:
         view = memoryview(data)
