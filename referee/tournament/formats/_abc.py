@@ -145,6 +145,31 @@ class Format(abc.ABC):
         return {"format": self.name}
 
 
+class RepeatedRounds(Format):
+    """A format that plays a fixed schedule ``rounds`` times (round robin, gauntlet):
+    subclasses say what round ``number`` is, and the first round not yet complete is
+    the next one."""
+
+    #: How many times the schedule is played.
+    rounds: int
+
+    @abc.abstractmethod
+    def round(self, number: int) -> list[Pairing]:
+        """Round ``number`` (from 1)."""
+
+    def next_round(self, results: Sequence[MatchOutcome]) -> list[Pairing] | None:
+        done = by_id(results)
+        for number in range(1, self.rounds + 1):
+            pairings = self.round(number)
+            if any(p.match_id not in done for p in pairings):
+                return pairings
+        return None
+
+    def schedule(self) -> list[Pairing]:
+        """Every round, in order: the whole tournament."""
+        return [p for number in range(1, self.rounds + 1) for p in self.round(number)]
+
+
 def by_id(results: Sequence[MatchOutcome]) -> dict[str, MatchOutcome]:
     """Outcomes keyed by match id (a later outcome for an id replaces an earlier one)."""
     return {r.match_id: r for r in results}

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._abc import Format, MatchOutcome, Pairing, by_id, check_bots
+from ._abc import Pairing, RepeatedRounds, check_bots
 
 
-class Gauntlet(Format):
+class Gauntlet(RepeatedRounds):
     """Every candidate against every other bot, ``rounds`` times."""
 
     name = "gauntlet"
@@ -54,11 +54,3 @@ class Gauntlet(Format):
                 pair = (cand, self.field[j]) if (i + j + r) % 2 == 0 else (self.field[j], cand)
                 out.append(Pairing(f"g{number}-{i + 1}-{j + 1}", pair))
         return out
-
-    def next_round(self, results: Sequence[MatchOutcome]) -> list[Pairing] | None:
-        done = by_id(results)
-        for number in range(1, self.rounds + 1):
-            pairings = self.round(number)
-            if any(p.match_id not in done for p in pairings):
-                return pairings
-        return None

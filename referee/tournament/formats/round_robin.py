@@ -33,7 +33,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Sequence
 
-from ._abc import Format, MatchOutcome, Pairing, by_id, check_bots
+from ._abc import Pairing, RepeatedRounds, check_bots
 
 
 def circle_turns(n: int) -> list[list[tuple[int, int]]]:
@@ -69,7 +69,7 @@ def table_rotations(n: int, seats: int) -> list[tuple[int, ...]]:
     return tables
 
 
-class RoundRobin(Format):
+class RoundRobin(RepeatedRounds):
     """Every pair (every ``seats``-table) plays once per round, for ``rounds`` rounds."""
 
     name = "round-robin"
@@ -98,15 +98,3 @@ class RoundRobin(Format):
             order = table[shift % len(table) :] + table[: shift % len(table)]
             out.append(Pairing(f"rr{number}-{suffix}", tuple(self.bots[i] for i in order)))
         return out
-
-    def next_round(self, results: Sequence[MatchOutcome]) -> list[Pairing] | None:
-        done = by_id(results)
-        for number in range(1, self.rounds + 1):
-            pairings = self.round(number)
-            if any(p.match_id not in done for p in pairings):
-                return pairings
-        return None
-
-    def schedule(self) -> list[Pairing]:
-        """Every round, in order: the whole tournament."""
-        return [p for number in range(1, self.rounds + 1) for p in self.round(number)]
