@@ -225,6 +225,7 @@ class Match:
 
     async def _play_all(self) -> None:
         left = self.games_requested
+        standing = self.result  # what a checkpointing sink asks for, bound once
         for planned in self.schedule():
             record = await self.play_game(planned)
             self.games_played += 1
@@ -232,7 +233,7 @@ class Match:
             tally_game(record, self._stats)
             for sink in self.sinks:
                 try:
-                    sink.game(record, self.result)
+                    sink.game(record, standing)
                 except OSError as exc:  # a full disk: stop here, say where, keep the rest
                     where = getattr(sink, "path", type(sink).__name__)
                     raise OutputError(
@@ -307,13 +308,7 @@ class Match:
                 # Games whose every request carries the whole state (Liar's Dice) take
                 # the bot back at once; the turn it missed has already cost it.
                 if not (self.restart_in_game and await lineup.revive(player, index)):
-                    forfeit = lineup.down_fault(player, index, decision)
-                    self._record(seat, forfeit, current)
-                    if transcript is not None:
-                        transcript.append(
-                            Step(seat, "down", verdict=forfeit.verdict.value, detail=forfeit.detail)
-                        )
-                    state.penalize(seat, forfeit.verdict)
+                    state.penalize(seat, self._note_down(seat, decision, current))
                     decision += 1
                     continue
                 bot = player.seat
@@ -385,15 +380,9 @@ class Match:
         actions: dict[int, Any] = {}
         penalties: dict[int, Verdict] = {}
         for seat in actors:
-            player, reply, line = seated[seat], replies[seat], lines[seat]
+            reply, line = replies[seat], lines[seat]
             if reply is None:
-                forfeit = self.lineup.down_fault(player, current.index, decision)
-                self._record(seat, forfeit, current)
-                if current.transcript is not None:
-                    current.transcript.append(
-                        Step(seat, "down", verdict=forfeit.verdict.value, detail=forfeit.detail)
-                    )
-                penalties[seat] = forfeit.verdict
+                penalties[seat] = self._note_down(seat, decision, current)
                 continue
             if isinstance(reply, BotFault):
                 verdict, detail, raw = reply.verdict, reply.detail, reply.reply
@@ -416,6 +405,17 @@ class Match:
         state.apply_joint(actions, penalties)
 
     # ------------------------------------------------------------------ penalties
+
+    def _note_down(self, seat: int, decision: int, current: GameInProgress) -> Verdict:
+        """Record the penalty of a seat whose bot is not running (nothing was sent);
+        the verdict that stopped the bot, for the caller to apply."""
+        forfeit = self.lineup.down_fault(current.seated[seat], current.index, decision)
+        self._record(seat, forfeit, current)
+        if current.transcript is not None:
+            current.transcript.append(
+                Step(seat, "down", verdict=forfeit.verdict.value, detail=forfeit.detail)
+            )
+        return forfeit.verdict
 
     def _note_fault(
         self,
