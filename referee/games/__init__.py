@@ -9,9 +9,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 
-from referee.games.base import DeadBot, Event, Game, GameState, Option, SeatCount
+from referee.games.base import DeadBot, Event, Game, GameState, Lifetime, Option, SeatCount, Standing
 
-__all__ = ["DeadBot", "Event", "Game", "GameState", "Option", "SeatCount", "available", "get"]
+__all__ = ["DeadBot", "Event", "Game", "GameState", "Lifetime", "Option", "SeatCount", "Standing", "available", "get"]
 
 _registry: dict[str, type[Game]] | None = None
 

@@ -63,6 +63,27 @@ class DeadBot(enum.StrEnum):
     RESTART = "restart"
 
 
+class Lifetime(enum.StrEnum):
+    """How long a bot's process lives in a tournament, from its seed."""
+
+    #: Started for each match and closed after it (Yahtzee: "Your program will be
+    #: restarted between matches"; Bidding Wars; Hold'em).
+    MATCH = "match"
+    #: One process for the whole tournament, playing all its matches (dice poker: "Init
+    #: ... will be called only once at the very beginning of the tournament"; Liar's
+    #: Dice: "Bot objects will persist from game to game in the tournament").
+    TOURNAMENT = "tournament"
+
+
+class Standing(enum.StrEnum):
+    """What ranks bots in a tournament's standings, from the seed's goal."""
+
+    #: Games won (a shared first place is half a win): Yahtzee, Bidding Wars, Liar's Dice.
+    WINS = "wins"
+    #: The total score, e.g. chips won: dice poker ("win as many chips as possible"), Hold'em.
+    SCORE = "score"
+
+
 @dataclass(frozen=True, slots=True)
 class SeatCount:
     """How many seats a game takes — from ``low`` to ``high`` — and how many its seed
@@ -175,6 +196,14 @@ class GameState(abc.ABC):
         """Game-specific facts for the log (final scorecards, cards dealt...)."""
         return {}
 
+    def introduce(self, ids: Sequence[int]) -> None:
+        """The stable ids of the bots in this game, by seat, before anything is sent.
+
+        Called only for games that set :attr:`Game.tells_ids`: those whose bots are told
+        who they play (dice poker's ``op``, Liar's Dice's player ids).  An id is a bot's
+        position in the tournament's field, or in the match's lineup (0-based).
+        """
+
     def tallies(self) -> list[dict[str, float]]:
         """Per-seat counts a match adds up for each bot, e.g. Hold'em's hands won.
 
@@ -201,6 +230,12 @@ class Game(abc.ABC):
     #: Games in a match when ``--games`` is not given.
     default_games: ClassVar[int] = 1000
     dead_bot: ClassVar[DeadBot] = DeadBot.FORFEIT_MATCH
+    #: How long a bot process lives in a tournament (its seed's rule).
+    lifetime: ClassVar[Lifetime] = Lifetime.MATCH
+    #: What ranks bots in a tournament (the seed's goal).
+    standing: ClassVar[Standing] = Standing.WINS
+    #: Whether bots are told the stable ids of who they play (:meth:`GameState.introduce`).
+    tells_ids: ClassVar[bool] = False
     #: With ``dead_bot`` RESTART: a bot whose process died is restarted at its next turn
     #: within the same game (each request carries the whole state), rather than for the
     #: next game.  Bounded like every restart by the match's ``give_up_after``.

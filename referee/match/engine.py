@@ -132,6 +132,15 @@ class Match:
             ([self.players[i] for i in order], [self.players[i].name for i in order])
             for order in (seat_order(rotation, n) for rotation in range(n))
         ]
+        #: Per seat rotation: the bots' stable ids by seat, for games that tell them.
+        self._ids: list[list[int]] | None = None
+        if game.tells_ids:
+            ids = config.ids if config.ids is not None else list(range(n))
+            if len(ids) != n:
+                raise MatchError(f"{len(ids)} bot ids given for {n} bots")
+            self._ids = [[ids[i] for i in seat_order(rotation, n)] for rotation in range(n)]
+        for name, reason in config.unstartable.items():
+            self.mark_unstartable(name, reason)
         self.games_requested = games_to_play(config.games, len(specs), config.duplicate)
         self.games_played = 0
         self.completed = False
@@ -139,6 +148,11 @@ class Match:
         self.stopped: str | None = None
         #: The game being played, or the last one played.
         self._game_index = 0
+        #: Why the match could not be played, or stopped because a sink could not write.
+        self.cannot_start: MatchError | None = None
+        self.cannot_write: OutputError | None = None
+        self._opened: list[Sink] = []
+        self._planned: Iterator[Scheduled] | None = None
 
     # ------------------------------------------------------------------ driving
 
@@ -165,9 +179,40 @@ class Match:
         match ends: finished, cancelled (an interrupt: set :attr:`stopped` to say why,
         before cancelling), or unplayable (:class:`MatchError`, raised after the sinks
         are closed).  Bots are closed, shielded, before the sinks hear the end.
+
+        It is :meth:`open`, :meth:`start`, :meth:`play`, :meth:`stop` and :meth:`finish`
+        in a nursery of its own; a tournament drives those pieces itself to play a
+        match a slice at a time between other matches' slices (its bots live longer).
         """
         sandbox.become_subreaper()
         sweep_stale_directories()
+        failure: str | None = None
+        try:
+            self.open()
+            with pinned_to_one_core(self.config.pin):
+                async with trio.open_nursery() as nursery:
+                    try:
+                        if await self.start(nursery):
+                            await self.play()
+                    finally:
+                        await self.stop()
+                        nursery.cancel_scope.cancel()
+        except Exception as exc:  # the referee's own bug: the summary still says so
+            leaf = exc
+            while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
+                leaf = leaf.exceptions[0]
+            failure = f"the referee failed: {type(leaf).__name__}: {leaf}"
+            raise
+        finally:
+            final = self.finish(failure)
+        if self.cannot_start is not None:
+            raise self.cannot_start
+        if self.cannot_write is not None:
+            raise self.cannot_write
+        return final
+
+    def open(self) -> None:
+        """Open the sinks (before the first game); those opened are closed by :meth:`finish`."""
         info = MatchInfo(
             game=self.game.name,
             seed=self.config.seed,
@@ -178,69 +223,81 @@ class Match:
         # Which sinks want what is known only now: sinks may be added after construction.
         self._transcripts = any(sink.wants_transcript for sink in self.sinks)
         self._summaries = any(sink.wants_summary for sink in self.sinks)
-        opened: list[Sink] = []
-        cannot_start: MatchError | None = None
-        cannot_write: OutputError | None = None
-        failure: str | None = None
+        for sink in self.sinks:
+            sink.open(info)
+            self._opened.append(sink)
+
+    async def start(self, nursery: trio.Nursery) -> bool:
+        """Start every bot, their tasks in ``nursery``; False when the match cannot be
+        played (:attr:`cannot_start` says why)."""
+        self.cannot_start = await self.lineup.start_all(nursery)
+        return self.cannot_start is None
+
+    async def play(self, count: int | None = None) -> bool:
+        """Play the next ``count`` games of the schedule (all that are left when
+        ``None``); whether games are left.  A sink that cannot write stops the match
+        (:attr:`cannot_write`; False is returned)."""
+        if self._planned is None:
+            self._planned = self.schedule()
         try:
-            for sink in self.sinks:
-                sink.open(info)
-                opened.append(sink)
-            with pinned_to_one_core(self.config.pin):
-                async with trio.open_nursery() as nursery:
-                    try:
-                        cannot_start = await self.lineup.start_all(nursery)
-                        if cannot_start is None:
-                            await self._play_all()
-                            self.completed = True
-                    except OutputError as exc:  # kept out of the nursery's exception group
-                        cannot_write = exc
-                    finally:
-                        with trio.CancelScope(shield=True):
-                            await self.lineup.close_all(self._game_index)
-                        nursery.cancel_scope.cancel()
-        except Exception as exc:  # the referee's own bug: the summary still says so
-            leaf = exc
-            while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
-                leaf = leaf.exceptions[0]
-            failure = f"the referee failed: {type(leaf).__name__}: {leaf}"
-            raise
-        finally:
-            if cannot_start is not None:
-                self.stopped = str(cannot_start)
-            elif cannot_write is not None:
-                self.stopped = str(cannot_write)
-            elif self.completed:
-                self.stopped = None  # a signal during the close of a finished match
-            elif self.stopped is None:
-                self.stopped = failure or "cancelled"
-            final = self.result()
-            for sink in opened:
-                sink.close(final)
-        if cannot_start is not None:
-            raise cannot_start
-        if cannot_write is not None:
-            raise cannot_write
+            exhausted = await self._play_some(self._planned, count)
+        except OutputError as exc:  # kept out of any nursery's exception group
+            self.cannot_write = exc
+            return False
+        if exhausted or self.games_played >= self.games_requested:
+            self.completed = True
+        return not self.completed
+
+    async def stop(self) -> None:
+        """Close the bots (shielded: also when cancelled)."""
+        with trio.CancelScope(shield=True):
+            await self.lineup.close_all(self._game_index)
+
+    def finish(self, failure: str | None = None) -> MatchRecord:
+        """Settle why the match ended and close the sinks with the final record, which
+        is returned.  ``failure`` names a bug of the referee's that ended it."""
+        if self.cannot_start is not None:
+            self.stopped = str(self.cannot_start)
+        elif self.cannot_write is not None:
+            self.stopped = str(self.cannot_write)
+        elif self.completed:
+            self.stopped = None  # a signal during the close of a finished match
+        elif self.stopped is None:
+            self.stopped = failure or "cancelled"
+        final = self.result()
+        opened, self._opened = self._opened, []
+        for sink in opened:
+            sink.close(final)
         return final
 
-    async def _play_all(self) -> None:
-        left = self.games_requested
+    async def _play_some(self, planned: Iterator[Scheduled], count: int | None) -> bool:
+        """Play up to ``count`` games (all when None); whether the schedule ran out."""
+        left = self.games_requested - self.games_played
+        if count is not None:
+            left = min(left, count)
+        if left <= 0:
+            return self.games_played >= self.games_requested
         standing = self.result  # what a checkpointing sink asks for, bound once
-        for planned in self.schedule():
-            record = await self.play_game(planned)
+        sinks = self.sinks
+        stats = self._stats
+        for scheduled in planned:
+            record = await self.play_game(scheduled)
             self.games_played += 1
             left -= 1
-            tally_game(record, self._stats)
-            for sink in self.sinks:
+            tally_game(record, stats)
+            for sink in sinks:
                 try:
                     sink.game(record, standing)
                 except OSError as exc:  # a full disk: stop here, say where, keep the rest
                     where = getattr(sink, "path", type(sink).__name__)
                     raise OutputError(
-                        f"could not write {where} after game {planned.index}: {exc.strerror or exc}"
+                        f"could not write {where} after game {scheduled.index}: {exc.strerror or exc}"
                     ) from exc
-            if left:
-                await self.lineup.between_games(planned.index + 1)
+            if self.games_played < self.games_requested:
+                await self.lineup.between_games(scheduled.index + 1)
+            if not left:
+                return self.games_played >= self.games_requested
+        return True
 
     def schedule(self) -> Iterator[Scheduled]:
         """The games to play, in order: :attr:`games_requested` of them (``referee
@@ -250,7 +307,10 @@ class Match:
     def new_state(self, planned: Scheduled) -> GameState:
         """The game to play for ``planned``: a fresh deal from its seed (``referee check``
         poses prepared positions here instead)."""
-        return self.game.new_state(len(self.players), random.Random(planned.seed))
+        state = self.game.new_state(len(self.players), random.Random(planned.seed))
+        if self._ids is not None:
+            state.introduce(self._ids[planned.rotation])
+        return state
 
     def _notice(self, line: str) -> None:
         for sink in self.sinks:

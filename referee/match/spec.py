@@ -42,6 +42,13 @@ class MatchConfig(msgspec.Struct, frozen=True):
     keep_going: bool = False
     #: Failed starts in a row after which a bot is out for the rest of the match.
     give_up_after: int = GIVE_UP_AFTER
+    #: The bots' stable ids, in lineup order, for games that tell bots who they play
+    #: (``Game.tells_ids``); ``None``: their positions in the lineup, 0 to n-1.  A
+    #: tournament passes each bot's position in its field.
+    ids: list[int] | None = None
+    #: Bots that can never start in this match, with why (a failed build; a bot a
+    #: tournament has given up on): they forfeit their games without being started.
+    unstartable: dict[str, str] = {}
 
 
 class MatchSpec(msgspec.Struct, frozen=True):
