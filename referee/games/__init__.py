@@ -11,7 +11,18 @@ import pkgutil
 
 from referee.games.base import DeadBot, Event, Game, GameState, Lifetime, Option, SeatCount, Standing
 
-__all__ = ["DeadBot", "Event", "Game", "GameState", "Lifetime", "Option", "SeatCount", "Standing", "available", "get"]
+__all__ = [
+    "DeadBot",
+    "Event",
+    "Game",
+    "GameState",
+    "Lifetime",
+    "Option",
+    "SeatCount",
+    "Standing",
+    "available",
+    "get",
+]
 
 _registry: dict[str, type[Game]] | None = None
 

@@ -203,6 +203,7 @@ class GameState(abc.ABC):
         who they play (dice poker's ``op``, Liar's Dice's player ids).  An id is a bot's
         position in the tournament's field, or in the match's lineup (0-based).
         """
+        return None
 
     def tallies(self) -> list[dict[str, float]]:
         """Per-seat counts a match adds up for each bot, e.g. Hold'em's hands won.
