@@ -37,7 +37,7 @@ from typing import Any
 from protocol import dice_poker as wire
 from referee.core.limits import Limits, MiB
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot, Event, Game, GameState, SeatCount
+from referee.games.base import DeadBot, Event, Game, GameState, Lifetime, SeatCount, Standing
 
 # ---------------------------------------------------------------- phases and outcomes
 
@@ -252,6 +252,10 @@ class DicePoker(Game):
     #: any scheduling hiccup, and it bounds how long a hung bot can stall a match.
     limits = Limits(startup_s=600.0, decision_s=1.0, cpu_s=None, memory_bytes=64 * MiB)
     dead_bot = DeadBot.FORFEIT_MATCH
+    #: "Init ... will be called only once at the very beginning of the tournament" (seed 000).
+    lifetime = Lifetime.TOURNAMENT
+    #: "trying to win as many chips as possible".
+    standing = Standing.SCORE
 
     def new_state(self, seats: int, rng: random.Random) -> DicePokerState:
         if seats not in self.seats:

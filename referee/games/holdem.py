@@ -75,7 +75,7 @@ except ImportError:  # pragma: no cover - another phevaluator layout
 from protocol import holdem as wire
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot, Event, Game, GameState, Option, SeatCount
+from referee.games.base import DeadBot, Event, Game, GameState, Option, SeatCount, Standing
 from referee.games.holdem_phh import phh_writer
 
 FOLD, CHECK, CALL = wire.FOLD, wire.CHECK, wire.CALL
@@ -780,6 +780,8 @@ class Holdem(Game):
     #: The seed sets no time limits ("a reasonable running time"); these are ours.
     limits = Limits(startup_s=60.0, decision_s=10.0, cpu_s=600.0, memory_bytes=2 * GiB)
     dead_bot = DeadBot.RESTART
+    #: "赢得尽量多的筹码" (win as many chips as possible, seed 003): chips won rank.
+    standing = Standing.SCORE
     #: PHH, the standard poker hand-history format (written with pokerkit).
     exports: ClassVar = {"phh": phh_writer}
     option_specs: ClassVar[dict[str, Option]] = {

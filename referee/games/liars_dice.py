@@ -48,7 +48,7 @@ from protocol import liars_dice as wire
 from protocol.liars_dice import CHALLENGE, Bid
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot, Event, Game, GameState, SeatCount
+from referee.games.base import DeadBot, Event, Game, GameState, Lifetime, SeatCount
 
 MAX_SEATS = 6
 _MAX_DICE = MAX_SEATS * wire.DICE_PER_SEAT
@@ -398,6 +398,8 @@ class LiarsDice(Game):
     limits = Limits(startup_s=10.0, decision_s=0.05, cpu_s=None, memory_bytes=1 * GiB)
     dead_bot = DeadBot.RESTART
     restart_in_game = True
+    #: "Bot objects will persist from game to game in the tournament" (seed 001).
+    lifetime = Lifetime.TOURNAMENT
 
     def new_state(self, seats: int, rng: random.Random) -> LiarsDiceState:
         if seats not in self.seats:
