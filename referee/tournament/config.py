@@ -166,7 +166,7 @@ def check_file_keys(values: dict[str, Any], path: str) -> None:
         if wanted is None:
             known = ", ".join(sorted(FILE_KEYS))
             raise ConfigError(f"--config {path}: unknown key {key!r} (keys: {known})")
-        if isinstance(value, bool) and wanted is int or not isinstance(value, wanted):
+        if (isinstance(value, bool) and wanted is int) or not isinstance(value, wanted):
             name = wanted.__name__ if isinstance(wanted, type) else "/".join(t.__name__ for t in wanted)
             raise ConfigError(f"--config {path}: {key} must be a {name}, got {value!r}")
 

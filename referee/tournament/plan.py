@@ -241,7 +241,9 @@ class Plan:
             return left or None
         if isinstance(fmt, (RepeatedRounds, Tables)):
             schedule = fmt.schedule() if isinstance(fmt, RepeatedRounds) else list(fmt.schedule)
-            left = [Planned(p.match_id, p.bots, c.games, MAIN) for p in schedule if p.match_id not in outcomes]
+            left = [
+                Planned(p.match_id, p.bots, c.games, MAIN) for p in schedule if p.match_id not in outcomes
+            ]
             return left or None
         pairings = fmt.next_round([o for o in outcomes.values()])
         if pairings is None:
