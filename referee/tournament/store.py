@@ -112,6 +112,12 @@ deals are 64-bit unsigned; SQLite's integers are signed, so ``games.seed`` holds
     ``decisions``, ``mean_decision_us``, ``max_decision_us``, ``first_answer_ms``,
     ``restarts``, ``forfeits`` (JSON: count by verdict).
 
+``events`` — what happened besides games, in order
+    ``at`` (ISO 8601), ``kind`` (``restart``: a bot that lives for the whole tournament
+    was started again after its process ended, ``detail`` saying why; ``gave-up``: the
+    tournament stopped starting a bot; ``notice``: a line the user was shown),
+    ``bot``, ``match_key`` (the match it happened in or before, if any), ``detail``.
+
 Use::
 
     store = Store.open(out_dir, config, seed=seed)   # creates, or reopens an equal one
@@ -149,7 +155,7 @@ FILENAME = "results.sqlite"
 LOCKNAME = "results.sqlite.lock"
 #: ``PRAGMA user_version`` of the schema this module writes; a store of another version
 #: is refused (no migrations yet).
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: How long a connection waits for a lock SQLite holds (WAL recovery, a checkpoint).
 BUSY_TIMEOUT_S = 30.0
 #: ``PRAGMA synchronous`` (module docstring: what a crash costs with NORMAL and FULL).
@@ -229,6 +235,14 @@ CREATE TABLE figures (
     forfeits TEXT NOT NULL,
     PRIMARY KEY (match_id, bot)
 ) WITHOUT ROWID;
+CREATE TABLE events (
+    id INTEGER PRIMARY KEY,
+    at TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    bot TEXT,
+    match_key TEXT,
+    detail TEXT NOT NULL
+);
 """
 
 _GAME_COLUMNS = "game, deal, rotation, seed, seats, scores, ranks, forfeits, tallies"
@@ -712,7 +726,27 @@ class Store:
                 conn.execute("UPDATE matches SET status = 'pending', record = NULL WHERE id = ?", (match_id,))
             return deleted
 
+    def add_event(
+        self, kind: str, detail: str, *, bot: str | None = None, match_key: str | None = None
+    ) -> None:
+        """Record an event (one transaction)."""
+        with self._transaction() as conn:
+            conn.execute(
+                "INSERT INTO events (at, kind, bot, match_key, detail) VALUES (?, ?, ?, ?, ?)",
+                (_now(), kind, bot, match_key, detail),
+            )
+
     # ------------------------------------------------------------------ readers
+
+    def events(self, kind: str | None = None) -> list[tuple[str, str, str | None, str | None, str]]:
+        """``(at, kind, bot, match_key, detail)`` of every event (of one kind), in order."""
+        if kind is None:
+            rows = self._conn.execute("SELECT at, kind, bot, match_key, detail FROM events ORDER BY id")
+        else:
+            rows = self._conn.execute(
+                "SELECT at, kind, bot, match_key, detail FROM events WHERE kind = ? ORDER BY id", (kind,)
+            )
+        return list(rows)
 
     def match_keys(self, status: str | None = None) -> list[str]:
         """Match keys in the order they were added, of one status if given."""
