@@ -6,9 +6,14 @@ separated, and a line feed::
 
     op b state d
 
-* ``op``: the opponent's id.  A match here has exactly one opponent, and the referee
-  does not reveal who it is, so ``op`` is always :data:`OPPONENT_ID` (0).  A bot that
-  keeps per-opponent tables, as the seed encourages, can key them by ``op`` unchanged.
+* ``op``: the stable id of the current opponent ("op: the id of the current
+  opponent"), so that a bot can model each opponent, as the seed encourages ("a
+  strategy that varies its behavior in response to the behavior of the opponent").
+  The id is the opponent's position in the tournament's field, or in a plain
+  ``referee match`` its position on the command line (0-based): in a match of bots A
+  and B, A always reads ``op`` 1 and B reads 0, whichever seat they have.  It stays
+  the same from deal to deal and match to match, so a bot can key per-opponent
+  tables by it; a bot that does not model opponents ignores it.
 * ``b``: the deal's bet B, 3..18.
 * ``state``, with the seed's meaning: even = you are the first player (small blind),
   odd = you are the second player (big blind), and
@@ -57,7 +62,9 @@ __all__ = [
     "parse_message",
 ]
 
-#: The ``op`` sent in every line: a match has one opponent, whose identity stays hidden.
+#: The ``op`` of a game whose bots were not introduced (``GameState.introduce``
+#: was not called, e.g. a state built directly in a test or by ``referee check``'s
+#: prepared positions).  In a match each line carries the opponent's stable id instead.
 OPPONENT_ID = 0
 #: B is drawn uniformly from BET_MIN..BET_MAX ("a random integer B from the interval [3..18]").
 BET_MIN = 3

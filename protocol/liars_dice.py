@@ -18,14 +18,18 @@ Reply::
 
 Information lines (the bot must NOT answer them)::
 
+    players <id0> <id1> ... <id(n-1)>
     reveal <challenger> <bidder> <quantity> <face> <count> <loser> hands <h0> ... <h(n-1)>
     penalty <seat> <verdict> <dice lost> hands <h0> ... <h(n-1)>
     result <winner> eliminated <seat> ... (first eliminated first)
 
-``reveal`` ends a round by a challenge (``count`` = dice showing the face or a one);
-``penalty`` ends a round because a seat's bot failed (verdict ``timeout``, ``illegal``,
-``protocol``, ``crash``, ...); ``result`` ends the game.  Both round endings show every
-seat's dice of that round.
+``players`` starts each game: the stable id of the bot in each seat, seat 0 first (your
+own is at index ``<my seat>`` of your ``turn`` lines).  Seats change from game to game,
+ids do not, so a bot that persists across games ("Bot objects will persist from game to
+game in the tournament") can learn how each opponent plays.  ``reveal`` ends a round by
+a challenge (``count`` = dice showing the face or a one); ``penalty`` ends a round
+because a seat's bot failed (verdict ``timeout``, ``illegal``, ``protocol``, ``crash``,
+...); ``result`` ends the game.  Both round endings show every seat's dice of that round.
 
 Besides the wire format this module has small helpers for bots (legal bids, counting
 matching dice).  The referee's rules module keeps its own cached encodings; the tests
@@ -52,6 +56,7 @@ __all__ = [
     "Challenge",
     "Penalty",
     "PlacedBid",
+    "Players",
     "Result",
     "Reveal",
     "Turn",
@@ -59,6 +64,7 @@ __all__ = [
     "encode_action",
     "encode_hand",
     "encode_penalty",
+    "encode_players",
     "encode_request",
     "encode_result",
     "encode_reveal",
@@ -137,6 +143,13 @@ class Turn(NamedTuple):
         return Bid(self.bids[-1].quantity, self.bids[-1].face) if self.bids else None
 
 
+class Players(NamedTuple):
+    """Who sits where this game: ``ids[seat]`` is the stable id of that seat's bot (its
+    position in the tournament's field, or on the match's command line)."""
+
+    ids: tuple[int, ...]
+
+
 class Reveal(NamedTuple):
     challenger: int
     bidder: int
@@ -200,6 +213,11 @@ def encode_penalty(seat: int, verdict: str, dice_lost: int, hands: Sequence[Sequ
     return b"penalty %d %s %d" % (seat, verdict.encode("ascii"), dice_lost) + _hands(hands) + b"\n"
 
 
+def encode_players(ids: Sequence[int]) -> bytes:
+    """The line that starts a game: the bots' stable ids by seat, seat 0 first."""
+    return b" ".join([b"players", *(b"%d" % i for i in ids)]) + b"\n"
+
+
 def encode_result(winner: int, eliminated: Sequence[int]) -> bytes:
     return b" ".join([b"result %d eliminated" % winner, *(b"%d" % s for s in eliminated)]) + b"\n"
 
@@ -254,7 +272,7 @@ def show_number(value: int) -> str:
 
 
 def line_kind(line: bytes | str) -> str:
-    """The leading keyword: ``turn`` (answer it) or ``reveal``/``penalty``/``result`` (don't)."""
+    """The leading keyword: ``turn`` (answer it) or ``players``/``reveal``/``penalty``/``result`` (don't)."""
     if isinstance(line, bytes):
         line = line.decode("ascii")
     return line.split(None, 1)[0] if line.strip() else ""
@@ -299,13 +317,17 @@ def parse_request(line: bytes | str) -> Turn:
     return Turn(seat, counts, dice, tuple(bids))
 
 
-def parse_info(line: bytes | str) -> Reveal | Penalty | Result:
+def parse_info(line: bytes | str) -> Players | Reveal | Penalty | Result:
     """Parse an information line; :class:`ValueError` if it is none."""
     if isinstance(line, bytes):
         line = line.decode("ascii")
     tokens = line.split()
     try:
         kind = tokens[0]
+        if kind == "players":
+            if len(tokens) < 3:
+                raise ValueError("expected an id for each of at least 2 seats")
+            return Players(tuple(_int(t) for t in tokens[1:]))
         if kind == "reveal":
             if tokens[7] != "hands":
                 raise ValueError("expected 'hands'")

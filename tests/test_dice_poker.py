@@ -276,6 +276,89 @@ def test_out_of_turn_is_illegal_and_every_integer_is_legal() -> None:
     assert s.illegal(0, wire.FOLD) == s.illegal(1, wire.FOLD) == rules.NOT_YOUR_TURN
 
 
+# ----------------------------------------------------------------- who plays whom
+
+
+def test_bots_are_told_whom_they_play() -> None:
+    """Seed: AI's "op: the id of the current opponent"; the match introduces the bots."""
+    assert DicePoker.tells_ids
+
+
+def introduced(b: int, d0: int, d1: int, ids: list[int]) -> DicePokerState:
+    state = DicePokerState(b, d0, d1)
+    state.introduce(ids)
+    return state
+
+
+@pytest.mark.parametrize("ids", [[7, 3], [3, 7], [0, 1], [5, 5], [123456789, 0]])
+def test_every_line_carries_the_opponents_id(ids: list[int]) -> None:
+    """Seed: "op: the id of the current opponent" in every AI call — each request, "your
+    opponent has folded" and the showdown: seat 0 reads the id of the bot in seat 1 and
+    seat 1 the id of the bot in seat 0."""
+    first_op, second_op = ids[1], ids[0]
+    s = introduced(11, 2, 5, ids)
+    assert s.request(0) == b"%d 11 0 2\n" % first_op
+    s.apply(0, wire.RAISE)
+    assert s.request(1) == b"%d 11 1 5\n" % second_op
+    s.apply(1, wire.RAISE)
+    assert s.drain_events() == [
+        Event(0, b"%d 11 4 5\n" % first_op, expects_reply=True),
+        Event(1, b"%d 11 5 2\n" % second_op, expects_reply=True),
+    ]
+    s = introduced(7, 4, 1, ids)
+    s.apply(0, wire.FOLD)
+    assert s.drain_events() == [Event(1, b"%d 7 3 0\n" % second_op, expects_reply=True)]
+    s = introduced(18, 4, 1, ids)
+    s.apply(0, wire.RAISE)
+    s.apply(1, wire.FOLD)
+    assert s.drain_events() == [Event(0, b"%d 18 2 0\n" % first_op, expects_reply=True)]
+    for seat in (0, 1):  # a penalty is a fold: its line names the opponent too
+        s = introduced(10, 6, 6, ids)
+        if seat == 1:
+            s.apply(0, wire.RAISE)
+        s.penalize(seat, Verdict.TIMEOUT)
+        assert s.drain_events() == [Event(1 - seat, b"%d 10 %d 0\n" % (ids[seat], 3 - seat), True)]
+
+
+def test_every_line_of_every_deal_names_the_opponent() -> None:
+    """All 576 deals and all three endings, read back with the bots' parser: each seat's
+    every line has op = the other seat's id (seed: "op: the id of the current opponent")."""
+    ids = [41, 9]
+    for b in BETS:
+        for d0 in DICE:
+            for d1 in DICE:
+                for moves in ([wire.FOLD], [wire.RAISE, wire.FOLD], [wire.RAISE, wire.RAISE]):
+                    s = introduced(b, d0, d1, ids)
+                    lines = []
+                    for seat, move in enumerate(moves):
+                        lines.append((seat, s.request(seat)))
+                        s.apply(seat, move)
+                    lines += [(e.seat, e.line) for e in s.drain_events()]
+                    for seat, line in lines:
+                        message = wire.parse_message(line)
+                        assert (message.op, message.b, message.is_first) == (ids[1 - seat], b, seat == 0)
+
+
+def test_introductions_do_not_leak_between_deals() -> None:
+    """Lines are cached per op: a deal introduced with other ids, or not at all (op 0,
+    ``wire.OPPONENT_ID``), is not affected by earlier ones."""
+    a = introduced(9, 3, 4, [7, 3])
+    b = introduced(9, 3, 4, [3, 7])
+    plain = DicePokerState(9, 3, 4)
+    assert (a.request(0), b.request(0), plain.request(0)) == (b"3 9 0 3\n", b"7 9 0 3\n", b"0 9 0 3\n")
+    for s in (a, b, plain):
+        s.apply(0, wire.RAISE)
+    assert (a.request(1), b.request(1), plain.request(1)) == (b"7 9 1 4\n", b"3 9 1 4\n", b"0 9 1 4\n")
+
+
+@pytest.mark.parametrize("ids", [[1], [1, 2, 3], [-1, 0], [0, -5]])
+def test_introduce_refuses_what_is_not_two_ids(ids: list[int]) -> None:
+    """Two seats, two ids; an id is a position (>= 0), and a negative ``op`` would break
+    the bots' parser (``parse_message`` refuses it)."""
+    with pytest.raises(ValueError):
+        DicePokerState(5, 1, 2).introduce(ids)
+
+
 # ----------------------------------------------------------------- the wire format
 
 
@@ -519,19 +602,28 @@ def expected_chips(b: int, d0: int, d1: int, ended: str) -> int:
     return b * ((d0 > d1) - (d0 < d1))
 
 
-def expected_lines(b: int, d0: int, d1: int, ended: str) -> tuple[list[str], list[str]]:
-    """What the first and the second player must receive in one deal (seed wording)."""
-    first, second = [f"0 {b} 0 {d0}"], []
+def expected_lines(
+    b: int, d0: int, d1: int, ended: str, ops: tuple[int, int] = (0, 0)
+) -> tuple[list[str], list[str]]:
+    """What the first and the second player must receive in one deal (seed wording);
+    ``ops[s]`` is the ``op`` seat s reads ("the id of the current opponent")."""
+    op0, op1 = ops
+    first, second = [f"{op0} {b} 0 {d0}"], []
     if ended == rules.FIRST_FOLDED:
-        second.append(f"0 {b} 3 0")  # "your opponent has folded"; the folder is told nothing
+        second.append(f"{op1} {b} 3 0")  # "your opponent has folded"; the folder is told nothing
     else:
-        second.append(f"0 {b} 1 {d1}")
+        second.append(f"{op1} {b} 1 {d1}")
         if ended == rules.SECOND_FOLDED:
-            first.append(f"0 {b} 2 0")
+            first.append(f"{op0} {b} 2 0")
         else:  # showdown: each learns "what your opponent has rolled"
-            first.append(f"0 {b} 4 {d1}")
-            second.append(f"0 {b} 5 {d0}")
+            first.append(f"{op0} {b} 4 {d1}")
+            second.append(f"{op1} {b} 5 {d0}")
     return first, second
+
+
+def opponents_ids(seats: list[str], ids: dict[str, int]) -> tuple[int, int]:
+    """The ``op`` each seat reads: the id of the bot in the other seat."""
+    return ids[seats[1]], ids[seats[0]]
 
 
 async def test_c_equilibrium_against_python_equilibrium(built: Path, tmp_path: Path) -> None:
@@ -542,10 +634,11 @@ async def test_c_equilibrium_against_python_equilibrium(built: Path, tmp_path: P
     players, outcomes = await run_match(specs, tmp_path, games=300, seed=11)
     assert players["eq-c"]["forfeits"] == {} and players["eq-py"]["forfeits"] == {}
     assert [o.seats[0] for o in outcomes[:4]] == ["eq-c", "eq-py"] * 2  # first player alternates
+    ids = {"eq-c": 0, "eq-py": 1}  # positions on the command line
     for o in outcomes:
         b, (d0, d1), ended = o.summary["b"], o.summary["dice"], o.summary["ended"]
         assert o.scores[0] == expected_chips(b, d0, d1, ended)
-        first, second = expected_lines(b, d0, d1, ended)
+        first, second = expected_lines(b, d0, d1, ended, opponents_ids(o.seats, ids))
         sent = {
             0: [s.line for s in o.transcript if s.seat == 0],
             1: [s.line for s in o.transcript if s.seat == 1],
@@ -601,12 +694,19 @@ def scripted(tmp_path: Path):
     return lambda name, *args: python_bot(name, script, *args)
 
 
-async def test_each_seat_receives_exactly_its_lines(built: Path, tmp_path: Path, scripted) -> None:
-    """What the bots themselves read: requests, "opponent has folded" to the non-folder
-    only, the opponent's die at showdown to both, op always 0 (seed 000's AI calls)."""
+@pytest.mark.parametrize("given_ids", [None, [7, 3]])
+async def test_each_seat_receives_exactly_its_lines(
+    built: Path, tmp_path: Path, scripted, given_ids: list[int] | None
+) -> None:
+    """What the bots themselves read, and the transcript: requests, "opponent has folded"
+    to the non-folder only, the opponent's die at showdown to both (seed 000's AI calls),
+    and in every line ``op``, "the id of the current opponent": the other bot's position
+    on the command line, or its id in the tournament (``MatchConfig.ids``), whichever
+    seat either bot has in the deal."""
     records = {name: tmp_path / f"{name}.lines" for name in ("A", "B")}
     specs = [scripted(name, "odd", str(path)) for name, path in records.items()]
-    _, outcomes = await run_match(specs, tmp_path, games=80, seed=5)
+    _, outcomes = await run_match(specs, tmp_path, games=80, seed=5, ids=given_ids)
+    ids = dict(zip("AB", given_ids or [0, 1], strict=True))
     expected: dict[str, list[str]] = {"A": [], "B": []}
     endings = set()
     for o in outcomes:
@@ -617,12 +717,18 @@ async def test_each_seat_receives_exactly_its_lines(built: Path, tmp_path: Path,
         )
         endings.add(ended)
         assert o.scores[0] == expected_chips(b, d0, d1, ended)
-        first, second = expected_lines(b, d0, d1, ended)
+        first, second = expected_lines(b, d0, d1, ended, opponents_ids(o.seats, ids))
+        assert [s.line for s in o.transcript if s.seat == 0] == first
+        assert [s.line for s in o.transcript if s.seat == 1] == second
         expected[o.seats[0]] += first
         expected[o.seats[1]] += second
     assert endings == {rules.FIRST_FOLDED, rules.SECOND_FOLDED, rules.SHOWDOWN}
+    assert {o.seats[0] for o in outcomes} == {"A", "B"}  # each bot was first and second
     for name, path in records.items():
         assert path.read_text().splitlines() == expected[name]
+    # Read without the helper: every line A read names B, and every line B read names A.
+    for name, other in (("A", "B"), ("B", "A")):
+        assert {line.split()[0] for line in records[name].read_text().splitlines()} == {str(ids[other])}
 
 
 async def test_garbage_replies_fold_with_a_protocol_verdict(built: Path, tmp_path: Path, scripted) -> None:

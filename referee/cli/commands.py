@@ -22,7 +22,7 @@ import msgspec
 import trio
 
 from referee import __version__, games
-from referee.cli import arguments, check, output
+from referee.cli import arguments, check, output, tournament
 from referee.core import interrupts, records
 from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.core.limits import MiB
@@ -159,6 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("games", help="list the games")
     sub.add_parser("schema", help="print the JSON Schema of the --log and --json records (docs/records.md)")
     check.add_parser(sub)
+    tournament_parser = tournament.add_parser(sub)
 
     bench = sub.add_parser(
         "bench",
@@ -184,7 +185,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="deals of the dice-poker match (default 100000)",
     )
-    parser.commands = {"match": match, "bench": bench}  # type: ignore[attr-defined]
+    parser.commands = {"match": match, "bench": bench, "tournament": tournament_parser}  # type: ignore[attr-defined]
     return parser
 
 
@@ -444,6 +445,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bench": cmd_bench,
         "check": check.main,
         "schema": cmd_schema,
+        "tournament": tournament.main,
     }[args.command]
     return handler(args)
 

@@ -24,8 +24,14 @@ Every line is answered, so information lines are :class:`Event` with
 Penalties: any faulty reply (timeout, protocol) and every decision of a dead bot counts
 as a fold by that seat, with the same information line to the opponent.
 
+Who plays whom: each line carries ``op``, "the id of the current opponent".  The match
+calls :meth:`DicePokerState.introduce` with the bots' stable ids by seat before the
+deal starts, and from then on seat 0's lines carry ``op`` = the id of the bot in seat 1
+and vice versa; a state that is never introduced sends ``op`` 0.
+
 This is the referee's hot path (millions of deals per tournament), so every line the
-game can send is built once at import time and a deal is a handful of small integers.
+game can send is built once — for ``op`` 0 at import time, for any other op the first
+time a deal uses it — and a deal is a handful of small integers and table lookups.
 """
 
 from __future__ import annotations
@@ -58,33 +64,62 @@ NOT_YOUR_TURN = "It is not this player's turn"
 # ---------------------------------------------------------------- import-time tables
 
 _BETS = range(wire.BET_MIN, wire.BET_MAX + 1)
-_OP = wire.OPPONENT_ID
 
-#: ``_REQUEST[b][seat][die]``: the decision request (state 0 or 1 = the seat).
-_REQUEST: list[list[list[bytes]]] = [[[b""] * 7 for _ in range(2)] for _ in range(wire.BET_MAX + 1)]
-#: ``_TOLD_FIRST_FOLDED[b]``: the event telling the second player (state 3) that the
-#: first folded; ``_TOLD_SECOND_FOLDED[b]`` tells the first player (state 2).
-_TOLD_FIRST_FOLDED: list[tuple[Event, ...]] = [()] * (wire.BET_MAX + 1)
-_TOLD_SECOND_FOLDED: list[tuple[Event, ...]] = [()] * (wire.BET_MAX + 1)
-#: ``_TOLD_SHOWDOWN[b][6 * (d0 - 1) + d1 - 1]``: both showdown events, the first player's first.
-_TOLD_SHOWDOWN: list[list[tuple[Event, ...]]] = [[] for _ in range(wire.BET_MAX + 1)]
+
+#: Fills the tables' slots no deal reaches (B below 3, die 0), keeping them typed.
+_UNUSED = Event(-1, b"", True)
+
+
+class _SeatLines:
+    """Every line one seat can be sent in a deal, carrying one ``op``: built once per
+    (op, seat), so that sending a line is a lookup, never string formatting.  Indexed
+    by B and the die directly.
+
+    ``seat`` 0 is the first player (even states), 1 the second (odd states).
+    """
+
+    __slots__ = ("folded", "request", "showdown")
+
+    def __init__(self, op: int, seat: int) -> None:
+        size = wire.BET_MAX + 1
+        #: ``request[b][die]``: the decision request (state 0 or 1: the seat), own die.
+        self.request: list[list[bytes]] = [[b""] * 7 for _ in range(size)]
+        #: ``folded[b]``: the event "your opponent has folded" (state 2 or 3), d = 0.
+        self.folded: list[Event] = [_UNUSED] * size
+        #: ``showdown[b][die]``: the showdown event (state 4 or 5), the opponent's die.
+        self.showdown: list[list[Event]] = [[_UNUSED] * 7 for _ in range(size)]
+        for b in _BETS:
+            line = wire.encode_message(op, b, wire.FIRST_OPPONENT_FOLDED + seat, 0)
+            self.folded[b] = Event(seat, line, True)
+            for die in range(1, 7):
+                self.request[b][die] = wire.encode_message(op, b, wire.FIRST_DECIDES + seat, die)
+                line = wire.encode_message(op, b, wire.FIRST_SHOWDOWN + seat, die)
+                self.showdown[b][die] = Event(seat, line, True)
+
+
+#: ``_LINES_BY_OP[op]``: both seats' lines carrying ``op``, built on first use (~0.3 ms)
+#: and kept: a process sees at most one op per bot of its field, ~40 KiB each.
+_LINES_BY_OP: dict[int, tuple[_SeatLines, _SeatLines]] = {}
+
+
+def _lines_for(op: int) -> tuple[_SeatLines, _SeatLines]:
+    """Both seats' lines carrying ``op`` (cached: a deal only looks them up)."""
+    lines = _LINES_BY_OP.get(op)
+    if lines is None:
+        if not isinstance(op, int) or op < 0:
+            raise ValueError(f"a bot id must be an integer >= 0, got {op!r}")
+        lines = _LINES_BY_OP[op] = (_SeatLines(op, 0), _SeatLines(op, 1))
+    return lines
+
+
+#: The lines of a deal whose bots were not introduced: ``op`` is ``wire.OPPONENT_ID``.
+_UNINTRODUCED = _lines_for(wire.OPPONENT_ID)
+
 #: ``_SHOWDOWN_CHIPS[b][6 * (d0 - 1) + d1 - 1]``: chips the first player wins at showdown.
 _SHOWDOWN_CHIPS: list[list[int]] = [[] for _ in range(wire.BET_MAX + 1)]
-
 for _b in _BETS:
-    for _seat in (0, 1):
-        for _die in range(1, 7):
-            _REQUEST[_b][_seat][_die] = wire.encode_message(_OP, _b, _seat, _die)
-    _TOLD_FIRST_FOLDED[_b] = (Event(1, wire.encode_message(_OP, _b, wire.SECOND_OPPONENT_FOLDED, 0), True),)
-    _TOLD_SECOND_FOLDED[_b] = (Event(0, wire.encode_message(_OP, _b, wire.FIRST_OPPONENT_FOLDED, 0), True),)
     for _d0 in range(1, 7):
         for _d1 in range(1, 7):
-            _TOLD_SHOWDOWN[_b].append(
-                (
-                    Event(0, wire.encode_message(_OP, _b, wire.FIRST_SHOWDOWN, _d1), True),
-                    Event(1, wire.encode_message(_OP, _b, wire.SECOND_SHOWDOWN, _d0), True),
-                )
-            )
             _SHOWDOWN_CHIPS[_b].append(_b if _d0 > _d1 else -_b if _d0 < _d1 else 0)
 
 # One draw deals B and both dice: 16 bets x 36 dice pairs = 576 equally likely deals.
@@ -93,7 +128,7 @@ for _b in _BETS:
 _DEAL_BITS = 16
 _DEAL_LIMIT = (1 << _DEAL_BITS) // 576 * 576
 
-del _b, _seat, _die, _d0, _d1
+del _b, _d0, _d1
 
 
 def deal(rng: random.Random) -> tuple[int, int, int]:
@@ -116,7 +151,7 @@ def showdown_chips(b: int, first_die: int, second_die: int) -> int:
 class DicePokerState(GameState):
     """One deal.  Seat 0 is the first player (small blind), seat 1 the second (big blind)."""
 
-    __slots__ = ("_b", "_chips", "_dice", "_ended", "_events", "_penalty", "_phase")
+    __slots__ = ("_b", "_chips", "_dice", "_ended", "_events", "_lines", "_penalty", "_phase")
 
     def __init__(self, b: int, first_die: int, second_die: int) -> None:
         if not wire.BET_MIN <= b <= wire.BET_MAX:
@@ -128,10 +163,23 @@ class DicePokerState(GameState):
         self._phase = FIRST_TO_ACT
         #: Chips won by seat 0 (seat 1 wins the opposite); settled when the deal ends.
         self._chips = 0
-        self._events: tuple[Event, ...] = ()
+        #: Information lines due, built when the deal ends; drained by the referee.
+        self._events: list[Event] = []
         self._ended: str | None = None
         #: ``(seat, verdict)`` when a fold was a penalty.
         self._penalty: tuple[int, str] | None = None
+        #: Each seat's lines, carrying its opponent's id as ``op`` (see introduce).
+        self._lines = _UNINTRODUCED
+
+    def introduce(self, ids: Sequence[int]) -> None:
+        """Put the opponent's stable id in every line each seat is sent from now on:
+        ``op`` = ``ids[1]`` for seat 0, ``ids[0]`` for seat 1 (seed 000: "op: the id of
+        the current opponent").  Without it, every line carries ``op`` 0."""
+        first, second = ids  # exactly two seats
+        try:  # per deal: two lookups, no call
+            self._lines = (_LINES_BY_OP[second][0], _LINES_BY_OP[first][1])
+        except KeyError:  # an op not seen before: build its lines once
+            self._lines = (_lines_for(second)[0], _lines_for(first)[1])
 
     # -- the referee's per-decision calls (hot path) --
 
@@ -139,7 +187,7 @@ class DicePokerState(GameState):
         return _ACTORS[self._phase]
 
     def request(self, seat: int) -> bytes:
-        return _REQUEST[self._b][seat][self._dice[seat]]
+        return self._lines[seat].request[self._b][self._dice[seat]]
 
     def decode(self, seat: int, reply: bytes) -> int:
         # Nearly every bot answers exactly "0" or "1".
@@ -164,9 +212,10 @@ class DicePokerState(GameState):
         elif self._phase == FIRST_TO_ACT:
             self._phase = SECOND_TO_ACT
         else:  # the second player calls: showdown
-            pair = 6 * self._dice[0] + self._dice[1] - 7
-            self._chips = _SHOWDOWN_CHIPS[self._b][pair]
-            self._events = _TOLD_SHOWDOWN[self._b][pair]
+            b, (d0, d1), (first, second) = self._b, self._dice, self._lines
+            self._chips = _SHOWDOWN_CHIPS[b][6 * d0 + d1 - 7]
+            # Each is told "what your opponent has rolled", the first player first.
+            self._events = [first.showdown[b][d1], second.showdown[b][d0]]
             self._ended = SHOWDOWN
             self._phase = OVER
 
@@ -174,11 +223,11 @@ class DicePokerState(GameState):
         """The seat to act folds and loses its blind; only its opponent is told."""
         if seat == 0:
             self._chips = -wire.SMALL_BLIND
-            self._events = _TOLD_FIRST_FOLDED[self._b]
+            self._events = [self._lines[1].folded[self._b]]
             self._ended = FIRST_FOLDED
         else:
             self._chips = wire.BIG_BLIND
-            self._events = _TOLD_SECOND_FOLDED[self._b]
+            self._events = [self._lines[0].folded[self._b]]
             self._ended = SECOND_FOLDED
         self._phase = OVER
 
@@ -193,8 +242,8 @@ class DicePokerState(GameState):
         events = self._events
         if not events:
             return []
-        self._events = ()
-        return list(events)
+        self._events = []  # a fresh list: the one handed out is the caller's
+        return events
 
     # -- results --
 
@@ -256,6 +305,8 @@ class DicePoker(Game):
     lifetime = Lifetime.TOURNAMENT
     #: "trying to win as many chips as possible".
     standing = Standing.SCORE
+    #: "op: the id of the current opponent" (seed 000), so that a bot can model it.
+    tells_ids = True
 
     def new_state(self, seats: int, rng: random.Random) -> DicePokerState:
         if seats not in self.seats:

@@ -736,6 +736,16 @@ class Store:
                 (_now(), kind, bot, match_key, detail),
             )
 
+    def discard_all(self) -> int:
+        """Delete every game and figure and make every match ``pending``, in one
+        transaction: the whole tournament is to be replayed (its bots, which lived for
+        the whole tournament, lost their memory in a crash).  Returns the games deleted."""
+        with self._transaction() as conn:
+            deleted = conn.execute("DELETE FROM games").rowcount
+            conn.execute("DELETE FROM figures")
+            conn.execute("UPDATE matches SET status = 'pending', record = NULL, finished = NULL")
+            return deleted
+
     # ------------------------------------------------------------------ readers
 
     def events(self, kind: str | None = None) -> list[tuple[str, str, str | None, str | None, str]]:

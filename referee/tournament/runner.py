@@ -1,0 +1,280 @@
+"""Running a tournament: the plan, the executors, the store and the display, together.
+
+The runner is the tournament's parent process.  It asks the :class:`~.plan.Plan` for the
+matches to play, registers them in the store, hands them to an executor
+(:mod:`.workers`), and writes what comes back: every batch of games through a
+:class:`~.sink.StoreSink` per match, each finished match's summary to
+``DIR/matches/KEY.json``, restarts and notices to the store's events.  Between
+stages and rounds it asks the plan again, until the tournament is over; then it writes
+the standings files.  It is the store's only writer.
+
+**Resume.**  The store says which matches are done.  A match that was running when the
+referee died is replayed from its start (its games are discarded first): its bots,
+restarted, would have lost their memory.  For games whose bots live for the whole
+tournament that holds for every match they played, so by default every match is
+replayed (with ``keep_played``, those done are kept and the bots start afresh).
+
+**Stopping.**  When the run is cancelled (Ctrl-C, SIGTERM) the workers' input is
+closed; each stops its matches cleanly and the runner stores what they still send.
+Matches cut short stay ``running`` in the store, for the next resume to replay.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import msgspec
+import trio
+
+from referee.core.botspec import BotSpec
+from referee.games import Game, Lifetime
+from referee.match.spec import MatchConfig, MatchSpec
+from referee.sinks.files import write_atomically
+from referee.sinks.summary import encode_summary
+from referee.tournament import wire
+from referee.tournament.config import RunSettings, TournamentConfig
+from referee.tournament.formats import MatchOutcome
+from referee.tournament.plan import Plan, Planned, match_seed, outcome_of
+from referee.tournament.sink import StoreSink
+from referee.tournament.store import Store
+from referee.tournament.workers import MatchExecutor, SessionExecutor, usable_cores
+
+#: How often the live standings are recomputed from the store.
+STANDINGS_EVERY_S = 2.0
+
+
+class TournamentError(Exception):
+    """The tournament cannot go on (the store cannot be written, a worker died); one line."""
+
+
+def base_config(config: TournamentConfig) -> MatchConfig:
+    """What every match of the tournament shares."""
+    return MatchConfig(
+        game=config.game,
+        seed=0,
+        duplicate=config.duplicate,
+        recover=config.recover,
+        pin=True,
+        sandbox=config.sandbox,
+        allow_root_bots=config.allow_root_bots,
+        limits=config.limits,
+        options=dict(config.options),
+        keep_going=True,
+        give_up_after=config.give_up_after,
+    )
+
+
+class Runner:
+    """One run of a tournament (a fresh one or a resume) into ``out``."""
+
+    def __init__(
+        self,
+        config: TournamentConfig,
+        specs: dict[str, BotSpec],
+        store: Store,
+        settings: RunSettings,
+        game: type[Game],
+        *,
+        display: object | None = None,
+        on_standings: Callable[[], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.specs = specs
+        self.store = store
+        self.settings = settings
+        self.game = game
+        self.out = Path(settings.out)
+        self.plan = Plan(config, game)
+        self.display = display
+        self.on_standings = on_standings
+        self.concurrency = settings.concurrency or len(usable_cores())
+        self.ids = config.ids()
+        self.per_tournament = game.lifetime is Lifetime.TOURNAMENT
+        self._base = base_config(config)
+        self._sinks: dict[str, StoreSink] = {}
+        self._specs: dict[str, MatchSpec] = {}
+        self._stored: dict[str, MatchSpec] = {}
+        self.outcomes: dict[str, MatchOutcome] = {}
+        self._failure: str | None = None
+        self._planned_matches = 0
+        self._planned_games = 0
+        for directory in ("matches", "stderr", "workers") + (("logs",) if settings.game_logs else ()):
+            (self.out / directory).mkdir(parents=True, exist_ok=True)
+
+    # ------------------------------------------------------------------ specs
+
+    def stored_spec(self, planned: Planned) -> MatchSpec:
+        """The match as stored (no paths of this run in it: a resume compares it)."""
+        config = msgspec.structs.replace(
+            self._base,
+            games=planned.games,
+            seed=match_seed(self.config.seed, planned.key),
+            ids=[self.ids[b] for b in planned.bots],
+            unstartable={b: self.config.unstartable[b] for b in planned.bots if b in self.config.unstartable},
+        )
+        return MatchSpec(bots=[self.specs[b] for b in planned.bots], config=config)
+
+    def run_spec(self, planned: Planned, stored: MatchSpec) -> MatchSpec:
+        """The match as this run plays it: where its bots' stderr and its game log go."""
+        config = msgspec.structs.replace(
+            stored.config,
+            stderr_dir=str(self.out / "stderr" / planned.key),
+            log_path=str(self.out / "logs" / f"{planned.key}.jsonl") if self.settings.game_logs else None,
+            pin=not self.per_tournament,
+        )
+        return msgspec.structs.replace(stored, config=config)
+
+    # ------------------------------------------------------------------ the run
+
+    def load(self) -> None:
+        """The outcomes of the matches the store holds as done."""
+        self.outcomes = {key: outcome_of(key, record) for key, record in self.store.match_records().items()}
+
+    async def run(self) -> None:
+        """Play the tournament to its end (or until cancelled)."""
+        self.load()
+        done_games = self.store.game_count()
+        self._say_progress(already=(len(self.outcomes), done_games))
+        if self.per_tournament:
+            stderr_dir = self.out / "stderr"
+            everyone = [self.specs[b] for b in self.config.everyone]
+            executor: MatchExecutor | SessionExecutor = SessionExecutor(
+                everyone, self._base, self.concurrency, self.out / "workers", stderr_dir
+            )
+        else:
+            executor = MatchExecutor(self.concurrency, self.out / "workers")
+        try:
+            async with trio.open_nursery() as nursery:
+                if self.on_standings is not None:
+                    nursery.start_soon(self._refresh_standings)
+                while (batch := self.plan.next(self.outcomes)) is not None:
+                    await self._play(batch, executor)
+                    if self._failure is not None:
+                        raise TournamentError(self._failure)
+                nursery.cancel_scope.cancel()
+        finally:
+            await executor.close(self.handle)
+        if self.on_standings is not None:
+            self.on_standings()
+
+    async def _play(self, batch: list[Planned], executor: MatchExecutor | SessionExecutor) -> None:
+        registered = []
+        for planned in batch:
+            stored = self.stored_spec(planned)
+            self._stored[planned.key] = stored
+            self._specs[planned.key] = self.run_spec(planned, stored)
+            registered.append((planned.key, stored))
+        self.store.add_matches(registered)
+        self._plan_display(batch)
+        if isinstance(executor, SessionExecutor):
+            await executor.play([(p.key, self._specs[p.key], p.slice) for p in batch], self.handle)
+        else:
+            await executor.play([(p.key, self._specs[p.key]) for p in batch], self.handle)
+
+    def _plan_display(self, batch: list[Planned]) -> None:
+        """Grow the display's totals by a batch (a format's later rounds appear later)."""
+        self._planned_matches += len(batch)
+        self._planned_games += sum(p.games for p in batch)
+        if self.display is not None:
+            self.display.plan(self._planned_matches, self._planned_games)  # type: ignore[attr-defined]
+
+    def _say_progress(self, already: tuple[int, int]) -> None:
+        self._planned_matches, self._planned_games = already
+        if self.display is not None and any(already):
+            self.display.already_done(*already)  # type: ignore[attr-defined]
+
+    # ------------------------------------------------------------------ messages
+
+    def handle(self, message: wire.ToParent) -> None:
+        """Store and show one message from a worker."""
+        display = self.display
+        if isinstance(message, wire.Games):
+            sink = self._sinks.get(message.key)
+            if sink is None:
+                sink = self._open(message.key)
+            for record in message.records:
+                sink.game(record, _no_standing)
+            if display is not None:
+                display.games_done(message.key, len(message.records))  # type: ignore[attr-defined]
+        elif isinstance(message, wire.Opened):
+            self._open(message.key)
+        elif isinstance(message, wire.Forfeited):
+            if display is not None:
+                f = message.forfeit
+                display.forfeit(message.key, message.bot, f.verdict.value, f.detail)  # type: ignore[attr-defined]
+        elif isinstance(message, wire.Notice):
+            self.store.add_event("notice", message.line, match_key=message.key)
+            if display is not None:
+                display.notice(f"{message.key}: {message.line}" if message.key else message.line)  # type: ignore[attr-defined]
+        elif isinstance(message, wire.Restarted):
+            self.store.add_event("restart", message.detail, bot=message.bot, match_key=message.key)
+            if display is not None:
+                display.notice(f"bot {message.bot} restarted ({message.detail})")  # type: ignore[attr-defined]
+        elif isinstance(message, wire.Closed):
+            self._close(message)
+
+    def _open(self, key: str) -> StoreSink:
+        sink = self._sinks.get(key)
+        if sink is None:
+            spec = self._stored[key]
+            sink = StoreSink(self.store, key, spec)
+            sink.open(_no_info)  # type: ignore[arg-type]
+            self._sinks[key] = sink
+            if self.display is not None:
+                self.display.match_started(key, [b.name for b in spec.bots], spec.config.games)  # type: ignore[attr-defined]
+        return sink
+
+    def _close(self, message: wire.Closed) -> None:
+        key, record = message.key, message.record
+        sink = self._sinks.pop(key, None) or self._open_closed(key)
+        self._specs.pop(key, None)
+        self._stored.pop(key, None)
+        sink.close(record)
+        if sink.error is not None:
+            self._failure = sink.error
+            return
+        if record.completed:
+            self.outcomes[key] = outcome_of(key, record)
+            with contextlib.suppress(OSError):
+                write_atomically(str(self.out / "matches" / f"{key}.json"), encode_summary(record))
+            if self.display is not None:
+                self.display.match_finished(key, _result_line(record))  # type: ignore[attr-defined]
+        elif (
+            message.error is not None
+            and self._failure is None
+            and "the tournament stopped" not in message.error
+        ):
+            self._failure = f"match {key} could not be completed: {message.error}"
+
+    def _open_closed(self, key: str) -> StoreSink:
+        """A match closed without a game (it could not start): open it now to record it."""
+        self._open(key)
+        return self._sinks.pop(key)
+
+    async def _refresh_standings(self) -> None:
+        assert self.on_standings is not None
+        while True:
+            await trio.sleep(STANDINGS_EVERY_S)
+            started = time.monotonic()
+            self.on_standings()
+            # Keep the recomputation a small share of the parent's time on big stores.
+            await trio.sleep(min(30.0, 5 * (time.monotonic() - started)))
+
+
+def _no_standing() -> None:  # StoreSink never asks for one
+    raise AssertionError
+
+
+_no_info = None
+
+
+def _result_line(record: msgspec.Struct) -> str:
+    players = record.players  # type: ignore[attr-defined]
+    if len(players) == 2:
+        a, b = players
+        return f"{a.name} {a.wins}–{b.wins} {b.name}" + (f" ({a.draws} drawn)" if a.draws else "")
+    best = max(players, key=lambda p: (p.wins, p.mean_score))
+    return f"{best.name} won {best.wins} of {best.games}"
