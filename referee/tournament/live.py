@@ -322,7 +322,9 @@ class LiveDisplay:
 
     def match_started(self, key: str, bots: Sequence[str], games: int) -> None:
         """A match (or, for a per-tournament bot, the next slice of one) began."""
-        names = " vs ".join(bots) if len(bots) == 2 else ", ".join(bots)
+        # Each name cut on its own, so a long one cannot hide its opponents.
+        short = [_shorten(printable(bot), NAME_WIDTH) for bot in bots]
+        names = " vs ".join(short) if len(short) == 2 else ", ".join(short)
         with self._lock:
             running = self._running.get(key)
             if running is None:
@@ -379,11 +381,17 @@ class LiveDisplay:
             samples = self._samples
             if now - samples[-1][0] >= SAMPLE_EVERY_S:
                 samples.append((now, played))
-            # Keep one point at or before the window's start, so the span is the whole
-            # window (plus at most the gap between two points), not less.
-            while len(samples) > 1 and samples[1][0] <= now - RATE_WINDOW_S:
+            start = now - RATE_WINDOW_S
+            # Keep one point at or before the window's start, and read the count at the
+            # start itself between it and the next: after a stall, a 30 s-old point is
+            # not the window's start.
+            while len(samples) > 1 and samples[1][0] <= start:
                 samples.popleft()
             since, played_then = samples[0]
+            if since < start and len(samples) > 1:
+                (t1, p1) = samples[1]
+                played_then += (p1 - played_then) * (start - since) / (t1 - since)
+                since = start
             forfeits = self._forfeit_count
         span = now - since
         rate = (played - played_then) / span if span >= MIN_SPAN_S else None
@@ -452,6 +460,8 @@ class LiveDisplay:
     def render(self) -> RenderableType:
         """The live frame (rich calls this from its refresh thread).  Every cell is one
         line: long names and details end in "…", never wrap into tall rows."""
+        if self._stream.broken:  # nobody is watching: stop spending the GIL on frames
+            return Text("")
         s = self.status()
         with self._lock:
             running = list(self._running.values())[:RUNNING_ROWS]
