@@ -24,9 +24,10 @@ from protocol.liars_dice import CHALLENGE, Bid
 from referee import games
 from referee.core.botspec import BotSpec
 from referee.core.verdict import ProtocolError, Verdict
-from referee.games.base import DeadBot
+from referee.games.base import DeadBot, Event
 from referee.games.liars_dice import LiarsDice, LiarsDiceState
 from referee.match import Match, MatchConfig
+from referee.sinks.collect import Collector
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAYERS = ROOT / "sample_players" / "liars_dice"
@@ -576,8 +577,10 @@ def test_parse_request_rejects_malformed(line: bytes) -> None:
 
 
 def test_information_lines_are_told_apart_from_requests() -> None:
-    """Requests start with "turn"; reveal, penalty and result lines need no answer."""
+    """Requests start with "turn"; players, reveal, penalty and result lines need no answer."""
     state = LiarsDiceState.from_round([[1, 4], [2], [6]])
+    state.introduce([4, 0, 9])
+    assert [wire.line_kind(e.line) for e in state.drain_events()] == ["players"] * 3
     assert wire.line_kind(state.request(0)) == "turn"
     bid(state, 2, 4)
     assert challenge(state) == 1  # 2 fours (a one and a four): seat 1 loses its only die
@@ -587,6 +590,93 @@ def test_information_lines_are_told_apart_from_requests() -> None:
     assert [wire.line_kind(e.line) for e in events] == ["reveal"] * 3 + ["penalty"] * 3 + ["result"] * 3
     assert not any(e.expects_reply for e in events)
     assert events[-1].line == b"result 0 eliminated 1 2\n"
+
+
+# ----------------------------------------------------------------- who plays whom
+
+
+def test_bots_are_told_whom_they_play() -> None:
+    """Seed: "Bot objects will persist from game to game in the tournament. The best bots
+    could learn and adapt to the strategies their competitor bots use": the match
+    introduces the bots to every game."""
+    assert LiarsDice.tells_ids
+
+
+@pytest.mark.parametrize("ids", [[0, 1], [7, 3], [5, 0, 2, 9], [11, 12, 13, 14, 15, 16]])
+def test_a_game_starts_by_telling_every_seat_the_players(ids: list[int]) -> None:
+    """Seed: bots "could learn and adapt to the strategies their competitor bots use",
+    and seats change every game: each game's first line to every seat, before its first
+    request, is ``players`` with the stable ids by seat (not answered)."""
+    n = len(ids)
+    state = LiarsDice().new_state(n, random.Random(n))
+    state.introduce(ids)
+    line = b"players " + b" ".join(b"%d" % i for i in ids) + b"\n"
+    assert state.drain_events() == [Event(s, line) for s in range(n)]
+    assert wire.parse_info(line) == wire.Players(tuple(ids))
+    assert state.to_act() == (0,) and wire.line_kind(state.request(0)) == "turn"
+    # Told once: the rest of the game is rounds and the result, as without ids.
+    policy = random.Random(1)
+    lines = []
+    while not state.is_terminal():
+        play_random(state, state.turn, policy)
+        lines += [event.line for event in state.drain_events()]
+    assert lines and not any(wire.line_kind(line) == "players" for line in lines)
+    assert wire.line_kind(lines[-1]) == "result"
+
+
+def test_players_come_before_lines_already_due() -> None:
+    """A state that already owes lines (a position prepared mid-game, as ``referee check``
+    poses) still tells the players first: the game starts with them."""
+    state = LiarsDiceState.from_round([[2, 2, 3], [1, 3, 4]], starter=1)
+    state.penalize(1, Verdict.TIMEOUT)
+    state.introduce([3, 8])
+    assert [(e.seat, wire.line_kind(e.line)) for e in state.drain_events()] == [
+        (0, "players"), (1, "players"), (0, "penalty"), (1, "penalty"),
+    ]  # fmt: skip
+
+
+def test_introduction_does_not_change_the_game() -> None:
+    """The ids are information only: the same seed and the same decisions give the same
+    game, line for line, after the ``players`` lines."""
+
+    def lines_of_a_game(ids: list[int] | None) -> list[tuple[int, bytes]]:
+        state = LiarsDice().new_state(4, random.Random(2024))
+        if ids is not None:
+            state.introduce(ids)
+        policy, lines = random.Random(7), []
+        while True:
+            lines += [(e.seat, e.line) for e in state.drain_events()]
+            if state.is_terminal():
+                return lines
+            lines.append((state.turn, state.request(state.turn)))
+            play_random(state, state.turn, policy)
+
+    told, plain = lines_of_a_game([9, 8, 7, 6]), lines_of_a_game(None)
+    assert told[:4] == [(s, b"players 9 8 7 6\n") for s in range(4)]
+    assert told[4:] == plain and len(plain) > 20
+
+
+@pytest.mark.parametrize("ids", [[1], [1, 2, 3], [0, -1], [-4, 2]])
+def test_introduce_wants_one_id_per_seat(ids: list[int]) -> None:
+    """One id per seat, each a position (>= 0); anything else is the caller's mistake."""
+    with pytest.raises(ValueError):
+        LiarsDice().new_state(2, random.Random(0)).introduce(ids)
+
+
+@pytest.mark.parametrize(
+    "line", [b"players\n", b"players 4\n", b"players 1 x\n", b"players 1 -2\n", b"player 1 2\n"]
+)
+def test_parse_info_rejects_malformed_players(line: bytes) -> None:
+    with pytest.raises(ValueError):
+        wire.parse_info(line)
+
+
+def test_players_is_a_kind_of_line_for_the_check() -> None:
+    """``referee check`` reports the ``players`` line as posed (its coverage item)."""
+    game = LiarsDice()
+    assert "players" in game.line_kinds()
+    assert game.kinds_of_line(wire.encode_players([3, 1])) == ("players",)
+    assert game.kinds_of_line(b"players 3 1") == ("players",)
 
 
 # ----------------------------------------------------------------- end to end
@@ -683,3 +773,32 @@ async def test_a_crash_costs_one_die_and_the_bot_is_restarted_within_the_game(
         )
     assert penalties == crashes
     assert played_on >= 3, played_on
+
+
+async def test_a_match_tells_each_game_who_sits_where(built: None, tmp_path: Path) -> None:
+    """Seed: "Bot objects will persist from game to game in the tournament. The best bots
+    could learn and adapt to the strategies their competitor bots use."  Through a whole
+    match with a tournament's ids: every game's transcript starts with ``players`` to
+    every seat, the ids of the bots in their seats this game, and has no other; the
+    sample players (Python and C) skip the line and play on."""
+    specs = [
+        BotSpec(name="reader", argv=[str(PLAYERS / "bin" / "reader")], home=str(PLAYERS)),
+        _player("probabilistic", "probabilistic.py"),
+        _player("random", "random_legal.py", "3"),
+        _player("flaky", "flaky.py"),  # well-behaved without its flags
+    ]
+    ids = {"reader": 40, "probabilistic": 7, "random": 13, "flaky": 2}
+    config = MatchConfig(game="liars-dice", games=6, seed=5, pin=False, ids=list(ids.values()))
+    collector = Collector(transcripts=True)
+    result = await Match(LiarsDice(), specs, config, sinks=[collector]).run()
+    assert result.completed and len(collector.games) == 6
+    for p in result.players:  # a loaded machine may make anyone late; nothing else
+        assert set(p.forfeits) <= {"timeout"}, (p.name, p.forfeits)
+    assert len({tuple(r.seats) for r in collector.games}) == 4  # every rotation was played
+    for record in collector.games:
+        transcript = record.transcript
+        assert transcript is not None
+        line = "players " + " ".join(str(ids[name]) for name in record.seats)
+        assert [(s.seat, s.kind, s.line) for s in transcript[:4]] == [(s, "tell", line) for s in range(4)]
+        assert transcript[4].kind == "ask" and transcript[4].line.startswith("turn 0 ")
+        assert sum(s.line.startswith("players") for s in transcript) == 4

@@ -183,6 +183,8 @@ def test_a_bot_stopped_for_hanging_loses_one_die_per_turn_in_liars_dice(built_sa
     hang = script_bot(
         "import sys, time\n"
         "line = sys.stdin.readline()\n"
+        "while line and not line.startswith('turn '):  # information (players): no answer\n"
+        "    line = sys.stdin.readline()\n"
         "print('challenge' if line.split('bids')[1].strip() else 'bid 1 2', flush=True)\n"
         "time.sleep(3600)\n",
         "hang",

@@ -258,7 +258,9 @@ def test_the_extra_line_verdict_quotes_the_stray_line(tmp_path):
     chatty = bot(
         tmp_path,
         "chatty",
-        "import sys\nfor line in sys.stdin:\n    print('thinking about it\\nbid 6 2', flush=True)\n",
+        # Answers requests only: the `players` line at each game's start is information.
+        "import sys\nfor line in sys.stdin:\n    if line.startswith('turn '):\n"
+        "        print('thinking about it\\nbid 6 2', flush=True)\n",
     )
     summary = tmp_path / "s.json"
     done = referee("match", chatty, READER, "--game", "liars-dice", "--games", "1", "--json", str(summary))
@@ -457,7 +459,9 @@ def test_liars_dice_timeouts_cost_one_die_each_reported_as_timeout(tmp_path):
 def test_the_log_keeps_a_faulted_reply_whole(tmp_path):
     long_reply = "x" * 1000
     noisy = bot(
-        tmp_path, "noisy", f"import sys\nfor line in sys.stdin:\n    print('{long_reply}', flush=True)\n"
+        tmp_path,
+        "noisy",
+        f"import sys\nfor line in sys.stdin:\n    if line.startswith('turn '):\n        print('{long_reply}', flush=True)\n",
     )
     log = tmp_path / "g.jsonl"
     done = referee("match", noisy, READER, "--game", "liars-dice", "--games", "1", "--log", str(log))

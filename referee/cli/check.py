@@ -396,7 +396,12 @@ class CheckMatch(Match):
 
     def new_state(self, planned: Scheduled) -> GameState:
         position = self._positions.get(planned.index)
-        return position.state if position is not None else super().new_state(planned)
+        if position is None:
+            return super().new_state(planned)
+        # A prepared position is told who plays it, as every game of a match is.
+        if self._ids is not None:
+            position.state.introduce(self._ids[planned.rotation])
+        return position.state
 
     def _seat(
         self, spec: BotSpec, limits: Limits, *, stderr_path: Path | None, cpu_budget_s: float | None

@@ -22,7 +22,7 @@ import msgspec
 import trio
 
 from referee import __version__, games
-from referee.cli import arguments, check, output, tournament
+from referee.cli import arguments, check, output, standings, tournament
 from referee.core import interrupts, records
 from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.core.limits import MiB
@@ -160,6 +160,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("schema", help="print the JSON Schema of the --log and --json records (docs/records.md)")
     check.add_parser(sub)
     tournament_parser = tournament.add_parser(sub)
+    standings.add_parser(sub)
 
     bench = sub.add_parser(
         "bench",
@@ -446,6 +447,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "check": check.main,
         "schema": cmd_schema,
         "tournament": tournament.main,
+        "standings": standings.main,
     }[args.command]
     return handler(args)
 

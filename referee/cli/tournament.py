@@ -451,12 +451,13 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
         _say(advice)
     display = live.LiveDisplay(title, quiet=settings.quiet)
     reader: list[Store] = []
+    cache = standings.Cache()  # each refresh reads only the games committed since the last
 
     def refresh() -> None:
         try:
             if not reader:
                 reader.append(Store.read(out))
-            current = standings.compute(reader[0])
+            current = standings.compute(reader[0], cache)
             rows, header = report.top_rows(current, 5)
             display.standings(rows, header)
         except Exception:  # the display must never stop the tournament
@@ -507,6 +508,9 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
         with contextlib.suppress(OSError):
             from rich.console import Console
 
-            report.print_standings(final, Console())
+            # A wide table when the output is not a terminal (a log, a pipe): rich's 80
+            # columns would squeeze the figures into ellipses.
+            console = Console() if sys.stdout.isatty() else Console(width=200)
+            report.print_standings(final, console)
             print(f"{elapsed:.1f} s; results in {out} (standings.md, standings.json, crosstable.csv)")
     return code

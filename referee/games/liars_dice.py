@@ -23,6 +23,12 @@ that are out), each seat either bids higher than the last bid or challenges it::
 Seats are ranked by how long they lasted: the winner 1st, the last seat eliminated 2nd,
 ..., the first eliminated last.
 
+Who plays whom: seat numbers change every game (the match rotates the bots), so the
+match calls :meth:`LiarsDiceState.introduce` with the bots' stable ids by seat, and every
+seat is first told ``players <id0> ... <id(n-1)>``.  "Bot objects will persist from game
+to game in the tournament.  The best bots could learn and adapt to the strategies their
+competitor bots use" (seed 001): the ids are what they learn about.
+
 The referee calls :meth:`request`, :meth:`decode`, :meth:`illegal` and :meth:`apply` for
 every decision, so the state keeps everything pre-encoded: hands come from import-time
 tables (dice, their wire token and per-face matching counts), each seat's request head is
@@ -175,6 +181,22 @@ class LiarsDiceState(GameState):
         state._start_round(starter)
         state._hands = [_shared[tuple(sorted(h))] if h else None for h in hands]
         return state
+
+    def introduce(self, ids: Sequence[int]) -> None:
+        """Tell every seat who sits where, before anything else of the game: the
+        ``players`` line, ``ids[s]`` being the stable id of the bot in seat s.
+
+        Seed 001: "Bot objects will persist from game to game in the tournament.  The
+        best bots could learn and adapt to the strategies their competitor bots use."
+        Seats move every game; the ids let a bot follow each competitor across games.
+        """
+        if len(ids) != self._n:
+            raise ValueError(f"{len(ids)} ids for {self._n} seats")
+        if any(not isinstance(i, int) or i < 0 for i in ids):
+            raise ValueError(f"bot ids are integers >= 0, got {list(ids)}")
+        line = wire.encode_players(ids)
+        # First, even before lines already due (a position prepared mid-round).
+        self._events[:0] = [Event(s, line) for s in range(self._n)]
 
     # -- phases --
 
@@ -400,6 +422,9 @@ class LiarsDice(Game):
     restart_in_game = True
     #: "Bot objects will persist from game to game in the tournament" (seed 001).
     lifetime = Lifetime.TOURNAMENT
+    #: "The best bots could learn and adapt to the strategies their competitor bots use"
+    #: (seed 001): each game starts with a ``players`` line of the bots' stable ids.
+    tells_ids = True
 
     def new_state(self, seats: int, rng: random.Random) -> LiarsDiceState:
         if seats not in self.seats:
@@ -411,14 +436,26 @@ class LiarsDice(Game):
     #: Random legal bids and challenges: it never faults, and rounds end both ways.
     check_opponent = "liars_dice/random_legal.py"
 
+    #: The check's kinds: the three requests, then each information line's keyword.
+    LINE_KINDS = (
+        "opening bid",
+        "raise or challenge",
+        "turn with a seat out",
+        "players",
+        "reveal",
+        "penalty",
+        "result",
+    )
+    _INFO_KINDS = frozenset(("players", "reveal", "penalty", "result"))
+
     def line_kinds(self) -> tuple[str, ...]:
-        return ("opening bid", "raise or challenge", "turn with a seat out", "reveal", "penalty", "result")
+        return self.LINE_KINDS
 
     def kinds_of_line(self, line: bytes) -> tuple[str, ...]:
         try:
             kind = wire.line_kind(line)
             if kind != "turn":
-                return (kind,) if kind in ("reveal", "penalty", "result") else ()
+                return (kind,) if kind in self._INFO_KINDS else ()
             turn = wire.parse_request(line)
         except (ValueError, UnicodeDecodeError):
             return ()

@@ -42,8 +42,12 @@ def unusable_directory(path: str) -> str | None:
     return None
 
 
-def write_atomically(path: str, data: bytes) -> None:
-    """Replace ``path`` with ``data`` in one step (temporary file, fsync, rename)."""
+def write_atomically(path: str, data: bytes, *, durable: bool = True) -> None:
+    """Replace ``path`` with ``data`` in one step (temporary file, fsync, rename).
+
+    ``durable=False`` skips the fsync, for copies of what a database already holds
+    (a tournament's per-match summaries): a power cut may then leave the old file, never
+    a torn one, and a ``kill -9`` loses nothing either way."""
     target = Path(path)
     # A fresh name, created exclusively and never through a link (a link planted at a
     # predictable name must not be followed); the kernel applies the umask to 0o666.
@@ -53,7 +57,8 @@ def write_atomically(path: str, data: bytes) -> None:
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
-            os.fsync(fh.fileno())
+            if durable:
+                os.fsync(fh.fileno())
         os.replace(temporary, target)
     finally:
         with contextlib.suppress(FileNotFoundError):

@@ -151,9 +151,14 @@ class Runner:
                 if self.on_standings is not None:
                     nursery.start_soon(self._refresh_standings)
                 while (batch := self.plan.next(self.outcomes)) is not None:
+                    before = len(self.outcomes)
                     await self._play(batch, executor)
                     if self._failure is not None:
                         raise TournamentError(self._failure)
+                    if len(self.outcomes) == before:  # never loop on a round that cannot finish
+                        raise TournamentError(
+                            f"no match of {', '.join(p.key for p in batch[:3])}… could be completed"
+                        )
                 nursery.cancel_scope.cancel()
         finally:
             await executor.close(self.handle)
@@ -239,7 +244,9 @@ class Runner:
         if record.completed:
             self.outcomes[key] = outcome_of(key, record)
             with contextlib.suppress(OSError):
-                write_atomically(str(self.out / "matches" / f"{key}.json"), encode_summary(record))
+                write_atomically(
+                    str(self.out / "matches" / f"{key}.json"), encode_summary(record), durable=False
+                )
             if self.display is not None:
                 self.display.match_finished(key, _result_line(record))  # type: ignore[attr-defined]
         elif (

@@ -77,7 +77,7 @@ from referee.games import Standing
 from referee.tournament.config import ConfigError, TournamentConfig, rounds_of
 from referee.tournament.formats import DoubleElimination, Format, MatchOutcome, Swiss, Tables
 from referee.tournament.plan import MAIN, SEEDING, Plan, beats, outcome_of
-from referee.tournament.store import Store
+from referee.tournament.store import Store, StoreError
 
 #: Forfeits shown in full per bot (the rest are counted by verdict).
 FAULT_DETAILS = 20
@@ -91,8 +91,9 @@ _decode_names = msgspec.json.Decoder(list[str]).decode
 _decode_ranks = msgspec.json.Decoder(list[int]).decode
 
 
-class StandingsError(Exception):
-    """The store holds no tournament this module can read; the message says why in one line."""
+class StandingsError(StoreError):
+    """The store holds no tournament this module can read; the message says why in one
+    line.  A :class:`StoreError`, so that a caller catching those catches it too."""
 
 
 # ---------------------------------------------------------------------- the result
@@ -736,11 +737,44 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache) -> Standings:
     except (KeyError, ConfigError) as exc:
         raise StandingsError(f"{store.path}: {exc.args[0] if exc.args else exc}") from None
     adaptive = config.format in ("double-elimination", "swiss")
+    matches = _read_matches(conn, plan, cache)
+    outcomes = _outcomes(conn, adaptive)
+
+    # The stages: who qualified, the seeds, the main format.
+    qualification, not_qualified = _qualification(config, {m.key: m for m in matches}, outcomes)
+    seeded = plan.seeded(outcomes)
+    fmt = _main_format(plan, outcomes, seeded, cache)
+    entrants = _bots_of(fmt) if fmt is not None else [b for b in config.field if b not in not_qualified]
+    main = [m for m in matches if m.stage == MAIN]
+
+    # The ranked table.
+    totals = _main_totals(conn, plan, main, entrants)
+    main_outcomes = {k: o for k, o in outcomes.items() if plan.stage_of(k) == MAIN}
+    places = fmt.standings(list(main_outcomes.values())) if fmt is not None and adaptive else None
+    order = _order(entrants, totals, game.standing, places)
+    rows = [_row(rank, bot, totals[bot], game.standing) for rank, bot in order]
+    extras = _format_extras(rows, fmt, main, main_outcomes, plan.seats)
+    ranked = [bot for _, bot in order]
+    complete = _complete(plan, fmt, outcomes, {m.key for m in matches if m.status == "done"})
+    return Standings(
+        tournament=_info(store, conn, config, plan, matches, _stage(plan, outcomes, complete), len(entrants)),
+        rows=rows,
+        qualification=qualification,
+        not_qualified=not_qualified,
+        seeds=list(seeded) if seeded is not None and adaptive else None,
+        crosstable=_crosstable(main, ranked, plan.seats),
+        faults=_faults(conn, config, matches, ranked, cache),
+        **extras,
+    )
+
+
+def _read_matches(conn: sqlite3.Connection, plan: Plan, cache: Cache) -> list[_Match]:
+    """Every match with its per-bot tallies: a done one's from its figures, a running
+    one's from its committed games; and the games aggregates the crosstable of a
+    multi-seat main stage needs."""
     matches = _matches(conn, plan)
     by_id = {m.id: m for m in matches}
-    by_key = {m.key: m for m in matches}
     _figures(conn, by_id)
-    outcomes = _outcomes(conn, adaptive)
     for match in matches:
         multi = match.stage == MAIN and plan.seats > 2
         if match.status == "running" or (match.status == "done" and multi):
@@ -751,69 +785,61 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache) -> Standings:
     # one made pending again will be replayed and aggregated afresh.
     for stale in [mid for mid in cache.games if mid not in by_id or by_id[mid].games is None]:
         del cache.games[stale]
+    return matches
 
-    # The stages: who qualified, the seeds, the main format.
-    field = list(config.field)
-    qualification, not_qualified = _qualification(config, by_key, outcomes)
-    seeded = plan.seeded(outcomes)
-    fmt = _main_format(plan, outcomes, seeded, cache)
-    entrants = _bots_of(fmt) if fmt is not None else [b for b in field if b not in not_qualified]
-    main = [m for m in matches if m.stage == MAIN]
-    done_keys = {m.key for m in matches if m.status == "done"}
-    complete = _complete(plan, fmt, outcomes, done_keys)
 
-    # The ranked table.
-    restarts = _restart_events(conn, plan)
+def _main_totals(
+    conn: sqlite3.Connection, plan: Plan, main: Sequence[_Match], entrants: Sequence[str]
+) -> dict[str, _Tally]:
+    """Each entrant's tally over the main stage, with the restarts of its
+    tournament-long process recorded as events."""
     totals = {b: _Tally() for b in entrants}
     for match in main:
         for bot, tally in match.tallies.items():
             if bot in totals:
                 totals[bot].add(tally)
-    for bot, stages in restarts.items():
+    for bot, stages in _restart_events(conn, plan).items():
         if bot in totals:
             totals[bot].restarts += stages[MAIN]
-    main_outcomes = {k: o for k, o in outcomes.items() if plan.stage_of(k) == MAIN}
-    places = fmt.standings(list(main_outcomes.values())) if fmt is not None and adaptive else None
-    order = _order(entrants, totals, game.standing, places)
-    rows = [_row(rank, bot, totals[bot], game.standing) for rank, bot in order]
-    extras = _format_extras(rows, fmt, main, main_outcomes, plan.seats)
+    return totals
 
-    ranked = [bot for _, bot in order]
+
+def _info(
+    store: Store,
+    conn: sqlite3.Connection,
+    config: TournamentConfig,
+    plan: Plan,
+    matches: Sequence[_Match],
+    stage: str,
+    entrants: int,
+) -> TournamentInfo:
+    """The header facts.  Games stored are counted without scanning the games table: a
+    done match holds as many as its figures say were played."""
     provisional = sum(m.games.count for m in matches if m.status == "running" and m.games)
     done_games = sum(
         max((t.games for t in m.tallies.values()), default=0) for m in matches if m.status == "done"
     )
     counts = Counter(m.status for m in matches)
     created, version = conn.execute("SELECT created, referee_version FROM tournament").fetchone()
-    info = TournamentInfo(
+    return TournamentInfo(
         game=config.game,
         format=config.format,
-        standing=str(game.standing),
+        standing=str(plan.game.standing),
         seed=store.seed,
         created=created,
         referee_version=version,
-        field=field,
+        field=list(config.field),
         qualifier=config.qualifier,
         games_per_match=config.games,
-        rounds=rounds_of(config, len(entrants)),
+        rounds=rounds_of(config, entrants),
         seats=plan.seats,
-        stage=_stage(plan, outcomes, complete),
+        stage=stage,
         matches_done=counts["done"],
         matches_running=counts["running"],
         matches_pending=counts["pending"],
         matches_total=len(matches),
         games_stored=done_games + provisional,
         games_provisional=provisional,
-    )
-    return Standings(
-        tournament=info,
-        rows=rows,
-        qualification=qualification,
-        not_qualified=not_qualified,
-        seeds=list(seeded) if seeded is not None and adaptive else None,
-        crosstable=_crosstable(main, ranked, plan.seats),
-        faults=_faults(conn, config, matches, ranked, cache),
-        **extras,
     )
 
 

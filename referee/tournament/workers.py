@@ -169,20 +169,31 @@ class MatchExecutor:
         ]
 
     async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None:
-        """Play every match, ``concurrency`` at a time, in the order given."""
+        """Play every match, ``concurrency`` at a time, in the order given.
+
+        Each worker is given its next match as soon as it starts the current one, so it
+        goes from one match to the next without waiting for the parent to store the last
+        (the worker plays them one after the other; the order and the results are the same).
+        """
         queue = list(reversed(matches))
 
         async def serve(worker: Worker) -> None:
-            while queue:
-                key, spec = queue.pop()
-                if not worker.running:
-                    worker.spawn()
-                await worker.send(wire.PlayMatch(key, spec))
-                while True:
-                    message = await worker.receive()
-                    handle(message)
-                    if isinstance(message, wire.Closed) and message.key == key:
-                        break
+            given: list[str] = []
+            while queue or given:
+                if not given:
+                    key, spec = queue.pop()
+                    if not worker.running:
+                        worker.spawn()
+                    await worker.send(wire.PlayMatch(key, spec))
+                    given.append(key)
+                message = await worker.receive()
+                handle(message)
+                if isinstance(message, wire.Opened) and message.key == given[-1] and queue:
+                    key, spec = queue.pop()
+                    await worker.send(wire.PlayMatch(key, spec))
+                    given.append(key)
+                elif isinstance(message, wire.Closed) and message.key in given:
+                    given.remove(message.key)
 
         async with trio.open_nursery() as nursery:
             for worker in self._workers[: max(1, min(self.concurrency, len(matches)))]:

@@ -1,0 +1,387 @@
+"""The standings as files and on a terminal (:mod:`referee.tournament.standings` computes them).
+
+Files (:func:`write_all`, each replaced atomically: a new file beside it, fsync, rename,
+so a reader never sees half of one):
+
+``standings.json``
+    The :class:`~referee.tournament.standings.Standings` struct as JSON (indented, keys in
+    field order).
+
+``standings.md``
+    A Markdown report, in this order: a header list (game, format, seed, stage, matches
+    done/running/pending, games stored, what ranks bots and the formula, when created,
+    the referee's version, the field and qualifier); **Standings** — the ranked table;
+    **Qualification** — each entrant against the qualifier, then who did not qualify;
+    **Seeds** (double elimination, Swiss); **Crosstable**; **Faults** — per bot, its
+    forfeits by verdict over every stage and the first ones in full; **Bracket** (the
+    double elimination's text bracket in a code block), **Swiss rounds** or **Tables
+    balance**.  Text that comes from bots (names, replies, details) is made printable
+    and its Markdown characters escaped.
+
+``crosstable.csv``
+    One header row (``bot`` then every ranked bot, in rank order) and one row per ranked
+    bot.  A cell is the row bot's result against the column bot over their main-stage
+    matches:
+
+    * two-seat games: ``W-D-L (±net)`` — games won, drawn and lost, and the net score
+      (the row bot's total minus the column bot's) with one decimal: ``3-1-2 (+45.0)``;
+    * multi-seat games: ``A/L/B`` — how many of the games where both sat the row bot
+      placed ahead of, level with, behind the column bot: ``12/3/5``.
+
+    The diagonal and pairs that never met are empty.
+
+``bracket.json``
+    Double elimination only: ``DoubleElimination.describe`` — every match with its
+    sources, bots, status, winner and loser, the byes, the champion and the places.
+
+:func:`print_standings` prints the ranked table (``top`` rows), the qualification and
+the bracket text with rich; :func:`top_rows` gives a few compact rows as plain strings
+for the live view.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import msgspec
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from referee.core.limits import MiB
+from referee.core.verdict import printable
+from referee.sinks.files import write_atomically
+from referee.tournament.standings import BotRow, Cell, Standings
+
+STANDINGS_JSON = "standings.json"
+STANDINGS_MD = "standings.md"
+CROSSTABLE_CSV = "crosstable.csv"
+BRACKET_JSON = "bracket.json"
+
+#: A column of the ranked table: its header and how a row shows in it.
+Column = tuple[str, Callable[[BotRow], str]]
+
+
+# ---------------------------------------------------------------------- cells
+
+
+def number(value: float) -> str:
+    """A figure as it reads best: whole numbers without decimals, others with one."""
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def _signed(value: float) -> str:
+    return f"{value:+.1f}"
+
+
+def _forfeits(counts: dict[str, int]) -> str:
+    return ", ".join(f"{verdict} {n}" for verdict, n in counts.items()) or "-"
+
+
+def _games(row: BotRow) -> str:
+    """Games, starred when some are of running matches (provisional)."""
+    return f"{row.games}*" if row.provisional_games else str(row.games)
+
+
+def crosstable_cell(cell: Cell | None, kind: str) -> str:
+    """One crosstable cell (module docstring: the format); empty for no meeting."""
+    if cell is None:
+        return ""
+    if kind == "two-seat":
+        return f"{cell.wins}-{cell.draws}-{cell.losses} ({_signed(cell.net_score)})"
+    return f"{cell.ahead}/{cell.level}/{cell.behind}"
+
+
+def columns(standings: Standings, *, compact: bool = False) -> list[Column]:
+    """The ranked table's columns for this tournament: the common ones, then the
+    format's (Swiss match points and Buchholz, the bracket, matches won–drawn–lost).
+    ``compact``: the few the live view has room for."""
+    two_seat = standings.crosstable.kind == "two-seat"
+    swiss = standings.swiss is not None
+    bracket = standings.bracket is not None
+    cols: list[Column] = [("rank", lambda r: str(r.rank)), ("bot", lambda r: r.bot)]
+    if swiss:
+        cols.append(("match pts", lambda r: number(r.match_points or 0.0)))
+        if not compact:
+            cols.append(("Buchholz", lambda r: number(r.buchholz or 0.0)))
+    if bracket:
+        cols.append(("bracket", lambda r: r.bracket or ""))
+    cols.append(("points", lambda r: number(r.points)))
+    if compact:
+        cols += [
+            ("W-D-L", lambda r: f"{r.wins}-{r.draws}-{r.losses}"),
+            ("games", _games),
+            ("mean score", lambda r: f"{r.mean_score:.2f}"),
+            ("forfeits", lambda r: str(sum(r.forfeits.values()))),
+        ]
+        return cols
+    cols += [
+        ("W", lambda r: str(r.wins)),
+        ("D", lambda r: str(r.draws)),
+        ("L", lambda r: str(r.losses)),
+        ("games", _games),
+        ("mean score", lambda r: f"{r.mean_score:.2f}"),
+        ("mean rank", lambda r: f"{r.mean_rank:.2f}"),
+        ("forfeits", lambda r: _forfeits(r.forfeits)),
+        ("CPU s", lambda r: f"{r.cpu_seconds:.1f}"),
+        ("peak MiB", lambda r: f"{r.peak_rss_bytes / MiB:.1f}"),
+        ("restarts", lambda r: str(r.restarts)),
+        ("matches", lambda r: str(r.matches)),
+    ]
+    if two_seat and bracket:
+        cols.append(("matches W-L", lambda r: f"{r.match_wins or 0}-{r.match_losses or 0}"))
+    elif two_seat:
+        cols.append(
+            ("matches W-D-L", lambda r: f"{r.match_wins or 0}-{r.match_draws or 0}-{r.match_losses or 0}")
+        )
+    return cols
+
+
+def top_rows(standings: Standings, top: int | None = None) -> tuple[list[tuple[str, ...]], tuple[str, ...]]:
+    """The first ``top`` rows of the ranked table as plain strings, compact, and the
+    header: what the live view shows."""
+    cols = columns(standings, compact=True)
+    rows = standings.rows if top is None else standings.rows[:top]
+    return [tuple(show(row) for _, show in cols) for row in rows], tuple(name for name, _ in cols)
+
+
+def ranked_by(standings: Standings) -> str:
+    """What ranks bots, with the formula, in one line."""
+    order = {
+        "double-elimination": "the bracket (elimination order), then ",
+        "swiss": "match points, then Buchholz, then ",
+    }.get(standings.tournament.format, "")
+    if standings.tournament.standing == "wins":
+        return order + "points = wins + ½ draws (games won; ties: total score)"
+    return order + "points = total score (ties: wins + ½ draws)"
+
+
+# ---------------------------------------------------------------------- files
+
+
+def write_all(standings: Standings, out_dir: str | os.PathLike[str]) -> list[Path]:
+    """Write ``standings.json``, ``standings.md``, ``crosstable.csv`` and, for a double
+    elimination, ``bracket.json`` into ``out_dir``, each atomically; the paths written."""
+    out = Path(out_dir)
+    files = {
+        STANDINGS_JSON: to_json(standings),
+        STANDINGS_MD: markdown(standings).encode(),
+        CROSSTABLE_CSV: crosstable_csv(standings).encode(),
+    }
+    if standings.bracket is not None:
+        files[BRACKET_JSON] = msgspec.json.format(msgspec.json.encode(standings.bracket), indent=2) + b"\n"
+    written = []
+    for name, data in files.items():
+        write_atomically(str(out / name), data)
+        written.append(out / name)
+    return written
+
+
+def to_json(standings: Standings) -> bytes:
+    """``standings.json``: the struct, indented."""
+    return msgspec.json.format(msgspec.json.encode(standings), indent=2) + b"\n"
+
+
+def crosstable_csv(standings: Standings) -> str:
+    """``crosstable.csv`` (module docstring: the cell format)."""
+    table = standings.crosstable
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["bot", *table.bots])
+    for row in table.bots:
+        cells = table.cells.get(row, {})
+        writer.writerow([row, *(crosstable_cell(cells.get(col), table.kind) for col in table.bots)])
+    return buffer.getvalue()
+
+
+def _md(text: object) -> str:
+    """Text from bots or the store, safe in a Markdown table cell or line."""
+    escaped = printable(str(text))
+    for ch in "\\`*_|<>[]#":
+        escaped = escaped.replace(ch, "\\" + ch)
+    return escaped
+
+
+def _md_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> list[str]:
+    lines = ["| " + " | ".join(_md(h) for h in header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(_md(c) for c in row) + " |" for row in rows]
+    return lines
+
+
+def markdown(standings: Standings) -> str:
+    """``standings.md`` (module docstring: the layout)."""
+    t = standings.tournament
+    lines = [
+        f"# Standings: {_md(t.game)}, {_md(t.format)}",
+        "",
+        f"- **stage**: {t.stage}",
+        f"- **seed**: {t.seed} · **games per match**: {t.games_per_match} · **rounds**: {t.rounds} · "
+        f"**seats**: {t.seats}",
+        f"- **matches**: {t.matches_done} done, {t.matches_running} running, {t.matches_pending} pending "
+        f"({t.matches_total} known)",
+        f"- **games stored**: {t.games_stored}"
+        + (f" ({t.games_provisional} of running matches: provisional)" if t.games_provisional else ""),
+        f"- **ranked by**: {_md(ranked_by(standings))}",
+        f"- **field**: {len(t.field)} bots" + (f"; qualifier {_md(t.qualifier)}" if t.qualifier else ""),
+        f"- **created**: {t.created} · **referee**: {_md(t.referee_version)}",
+        "",
+        "## Standings",
+        "",
+    ]
+    cols = columns(standings)
+    lines += _md_table([h for h, _ in cols], [[show(r) for _, show in cols] for r in standings.rows])
+    if any(r.provisional_games for r in standings.rows):
+        lines += ["", "\\* includes games of running matches (provisional)."]
+    lines += _md_qualification(standings)
+    if standings.seeds:
+        lines += ["", "## Seeds", ""] + [f"{i}. {_md(b)}" for i, b in enumerate(standings.seeds, 1)]
+    lines += _md_crosstable(standings)
+    lines += _md_faults(standings)
+    if standings.bracket_text:
+        lines += ["", "## Bracket", "", "```text", standings.bracket_text.replace("```", "'''"), "```"]
+    if standings.swiss:
+        lines += ["", "## Swiss rounds", ""]
+        for number_, pairings in enumerate(standings.swiss.get("pairings", []), 1):
+            shown = ", ".join(
+                " v ".join(p["bots"]) if len(p["bots"]) == 2 else f"{p['bots'][0]} (bye)" for p in pairings
+            )
+            lines.append(f"- round {number_}: {_md(shown)}")
+    if standings.balance:
+        lines += ["", "## Tables balance", ""]
+        lines += [f"- {_md(key)}: {_md(value)}" for key, value in standings.balance.items()]
+    return "\n".join(lines) + "\n"
+
+
+def _md_qualification(standings: Standings) -> list[str]:
+    if standings.qualification is None:
+        return []
+    header = [
+        "bot",
+        "status",
+        "games",
+        "won",
+        "drawn",
+        "lost",
+        "score",
+        "qualifier won",
+        "qualifier score",
+        "qualified",
+    ]
+    rows = [
+        [
+            q.bot,
+            q.status,
+            str(q.games),
+            str(q.won),
+            str(q.drawn),
+            str(q.lost),
+            number(q.score),
+            str(q.qualifier_won),
+            number(q.qualifier_score),
+            "-" if q.qualified is None else "yes" if q.qualified else "no",
+        ]
+        for q in standings.qualification
+    ]
+    lines = ["", "## Qualification", "", *_md_table(header, rows)]
+    if standings.not_qualified:
+        lines += [
+            "",
+            "Not qualified (not ranked): " + ", ".join(_md(b) for b in standings.not_qualified) + ".",
+        ]
+    return lines
+
+
+def _md_crosstable(standings: Standings) -> list[str]:
+    table = standings.crosstable
+    if not table.bots:
+        return []
+    if table.kind == "two-seat":
+        how = "Row bot against column bot over their main-stage matches: games won-drawn-lost (net score)."
+    else:
+        how = (
+            "Row bot against column bot over the games where both sat: placed ahead/level/behind "
+            "(the row bot's mean score in those games in standings.json)."
+        )
+    rows = [
+        [row, *(crosstable_cell(table.cells.get(row, {}).get(col), table.kind) for col in table.bots)]
+        for row in table.bots
+    ]
+    return ["", "## Crosstable", "", how, "", *_md_table(["bot", *table.bots], rows)]
+
+
+def _md_faults(standings: Standings) -> list[str]:
+    if not standings.faults:
+        return []
+    lines = ["", "## Faults", "", "Forfeits over every stage (qualification and seeding included)."]
+    for fault in standings.faults:
+        lines += ["", f"### {_md(fault.bot)}: {_md(_forfeits(fault.forfeits))}", ""]
+        if fault.unstartable:
+            lines.append(f"- cannot start: {_md(fault.unstartable)}")
+        for d in fault.details:
+            where = f"{_md(d.match)} game {d.game}" + (f" decision {d.decision}" if d.decision >= 0 else "")
+            text = f"- {where}: **{_md(d.verdict)}** — {_md(d.detail)}"
+            if d.reply is not None:
+                text += f"; reply {_md(repr(d.reply))}"
+            lines.append(text)
+        shown = sum(fault.forfeits.values())
+        if shown > len(fault.details):
+            lines.append(f"- … {shown - len(fault.details)} more")
+    return lines
+
+
+# ---------------------------------------------------------------------- the terminal
+
+
+def print_standings(standings: Standings, console: Console, top: int | None = None) -> None:
+    """The ranked table (the first ``top`` rows), the qualification and the bracket
+    text, on ``console``.  Bot names and texts are shown as text, never as markup."""
+    t = standings.tournament
+    title = (
+        f"{t.game} · {t.format} · seed {t.seed} · {t.stage}: {t.matches_done}/{t.matches_total} matches done"
+        + (f", {t.matches_running} running" if t.matches_running else "")
+        + f", {t.games_stored} games"
+    )
+    cols = columns(standings)
+    table = Table(title=Text(title), caption=Text("ranked by " + ranked_by(standings)))
+    for name, _ in cols:
+        table.add_column(
+            name, justify="left" if name in ("bot", "forfeits", "bracket") else "right", no_wrap=True
+        )
+    rows = standings.rows if top is None else standings.rows[:top]
+    for row in rows:
+        table.add_row(*(Text(printable(show(row))) for _, show in cols))
+    console.print(table)
+    if any(r.provisional_games for r in rows):
+        console.print(Text("* includes games of running matches (provisional)"))
+    if standings.qualification is not None:
+        q_table = Table(title=Text(f"qualification against {t.qualifier}"))
+        for name in (
+            "bot",
+            "status",
+            "won",
+            "drawn",
+            "lost",
+            "score",
+            "qualifier won",
+            "qualifier score",
+            "qualified",
+        ):
+            q_table.add_column(name, justify="left" if name in ("bot", "status") else "right", no_wrap=True)
+        for q in standings.qualification:
+            verdict = "-" if q.qualified is None else "yes" if q.qualified else "no"
+            cells = (q.bot, q.status, q.won, q.drawn, q.lost, number(q.score), q.qualifier_won)
+            q_table.add_row(
+                *(Text(printable(str(c))) for c in cells), Text(number(q.qualifier_score)), Text(verdict)
+            )
+        console.print(q_table)
+    if standings.bracket_text:
+        console.print(Text(printable_lines(standings.bracket_text)))
+
+
+def printable_lines(text: str) -> str:
+    """Multi-line text with each line made printable (newlines kept)."""
+    return "\n".join(printable(line) for line in text.split("\n"))
