@@ -52,6 +52,7 @@ def compile_bot(work: Path) -> Path:
     source.write_text(YAHTZEE_FAST_C)
     binary = work / "fast"
     subprocess.run(["cc", "-O2", "-o", str(binary), str(source)], check=True)
+    binary.chmod(0o755)
     return binary
 
 
@@ -167,6 +168,7 @@ def main() -> int:
     parser.add_argument("--only", choices=("p4", "overhead", "memory"))
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="referee-tournament-bench-"))
+    work.chmod(0o755)  # as root each bot runs under a uid of its own, which must read its files
     try:
         binary = compile_bot(work)
         print(f"{os.cpu_count()} cores; usable {len(os.sched_getaffinity(0))}")
