@@ -14,7 +14,9 @@ match, and the referee's memory over many matches.
    by ``Match.run`` in this process: the difference per match is what the tournament
    machinery adds (goal: ≤ 5 ms).
 3. **Memory.**  ``--memory-matches`` one-game matches through the runner (concurrency 2),
-   the parent's resident memory sampled as they finish (goal: bounded and flat).
+   the parent's resident memory sampled as they finish (goal: bounded and flat); bots
+   under ``--memory-sandbox`` (default ``rlimits``, for speed: the parent's memory does
+   not depend on the layer).
 
 Each part prints its figures; nothing is asserted.  Everything runs in temporary
 directories.  Needs ``cc``.
@@ -123,7 +125,7 @@ def overhead(binary: Path, work: Path, matches: int) -> None:
     print(f"  overhead {extra:.2f} ms per match (goal <= 5 ms: {'met' if extra <= 5 else 'missed'})")
 
 
-def memory(binary: Path, work: Path, matches: int) -> None:
+def memory(binary: Path, work: Path, matches: int, sandbox: str) -> None:
     specs = field(binary, 2)
     out = work / "memory"
     me = psutil.Process()
@@ -151,7 +153,10 @@ def memory(binary: Path, work: Path, matches: int) -> None:
     done.set()
     watcher.join()
     store.close()
-    print(f"Memory: {matches} one-game matches at concurrency 2, {time.perf_counter() - started:.0f} s")
+    print(
+        f"Memory: {matches} one-game matches at concurrency 2 (--sandbox {sandbox}), "
+        f"{time.perf_counter() - started:.0f} s"
+    )
     step = max(1, len(samples) // 10)
     for at, count, rss in samples[::step] + samples[-1:]:
         print(f"  {at:6.0f} s  {count:6d} matches  parent RSS {rss / 2**20:6.1f} MiB")
@@ -166,6 +171,12 @@ def main() -> int:
     parser.add_argument("--overhead-matches", type=int, default=200)
     parser.add_argument("--memory-matches", type=int, default=10_000)
     parser.add_argument("--only", choices=("p4", "overhead", "memory"))
+    parser.add_argument(
+        "--memory-sandbox",
+        default="rlimits",
+        help="the memory part's sandbox (default rlimits: the parent's memory does not depend on "
+        "the layer, and a namespaced start costs ~0.2 s a match here)",
+    )
     args = parser.parse_args()
     work = Path(tempfile.mkdtemp(prefix="referee-tournament-bench-"))
     work.chmod(0o755)  # as root each bot runs under a uid of its own, which must read its files
@@ -177,7 +188,7 @@ def main() -> int:
         if args.only in (None, "overhead"):
             overhead(binary, work, args.overhead_matches)
         if args.only in (None, "memory"):
-            memory(binary, work, args.memory_matches)
+            memory(binary, work, args.memory_matches, args.memory_sandbox)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     return 0

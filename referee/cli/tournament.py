@@ -41,7 +41,7 @@ from referee.tournament.config import (
     load_toml,
 )
 from referee.tournament.field import Entry, expand
-from referee.tournament.formats import FORMATS
+from referee.tournament.formats import FORMATS, Tables
 from referee.tournament.plan import Plan
 from referee.tournament.runner import Runner, TournamentError
 from referee.tournament.store import Store, StoreError
@@ -449,6 +449,14 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
     advice = sandbox.advice(layer)
     if advice:
         _say(advice)
+    fmt = (
+        Plan(config, game).main_format({}) if config.qualifier is None and config.seeding == "given" else None
+    )
+    if isinstance(fmt, Tables):
+        _say(f"tables: {fmt.balance()}")
+    if config.unstartable:
+        for name, why in config.unstartable.items():
+            _say(f"bot {name} cannot start ({why}): it forfeits its matches")
     display = live.LiveDisplay(title, quiet=settings.quiet)
     reader: list[Store] = []
     cache = standings.Cache()  # each refresh reads only the games committed since the last

@@ -21,7 +21,7 @@ process unless it has died.  The match's lineup, penalties and verdicts are unch
 * **A bot that cannot start** ``give_up_after`` times in a row (or dies before its
   first answer) is given up on for the rest of the tournament: every later start fails
   at once with the ``startup`` verdict, so a broken bot costs a few startup allowances
-  in all, not a few per match.
+  in all, not a few per match; ``on_give_up`` is told.
 """
 
 from __future__ import annotations
@@ -115,6 +115,7 @@ class BotPool:
         stderr_dir: str | Path,
         give_up_after: int,
         on_restart: Callable[[str, str | None, str], None] = lambda bot, key, why: None,
+        on_give_up: Callable[[str, str], None] = lambda bot, why: None,
     ) -> None:
         self._bots = {spec.name: _Bot(spec) for spec in specs}
         self._make_seat = make_seat
@@ -122,6 +123,7 @@ class BotPool:
         self.stderr_dir = Path(stderr_dir)
         self.give_up_after = give_up_after
         self._on_restart = on_restart
+        self._on_give_up = on_give_up
 
     def factory(self, key: str | None = None) -> SeatFactory:
         """The seat factory for match ``key``: its seats are borrowed from the pool."""
@@ -198,6 +200,7 @@ class BotPool:
             bot.given_up = (
                 f"out for the rest of the tournament after {bot.failed_starts} failed starts in a row: {why}"
             )
+            self._on_give_up(bot.spec.name, bot.given_up)
 
 
 class BorrowedSeat(Seat):

@@ -114,8 +114,8 @@ deals are 64-bit unsigned; SQLite's integers are signed, so ``games.seed`` holds
 
 ``events`` — what happened besides games, in order
     ``at`` (ISO 8601), ``kind`` (``restart``: a bot that lives for the whole tournament
-    was started again after its process ended, ``detail`` saying why; ``gave-up``: the
-    tournament stopped starting a bot; ``notice``: a line the user was shown),
+    was started again after its process ended, ``detail`` saying why; ``notice``: a line
+    the user was shown, such as a bot given up on),
     ``bot``, ``match_key`` (the match it happened in or before, if any), ``detail``.
 
 Use::

@@ -148,6 +148,9 @@ async def _session(
     def restarted(bot: str, key: str | None, why: str) -> None:
         send(wire.Restarted(bot, key, why))
 
+    def gave_up(bot: str, why: str) -> None:
+        send(wire.Notice(None, f"bot {bot} is {why}"))
+
     def closed(key: str, match: Match, error: str | None) -> None:
         send(wire.Closed(key, match.result(), error))
 
@@ -159,6 +162,7 @@ async def _session(
             stderr_dir=opening.stderr_dir,
             give_up_after=config.give_up_after,
             on_restart=restarted,
+            on_give_up=gave_up,
         )
         session = Session(pool, nursery, slots=opening.slots, closed=closed)
 
