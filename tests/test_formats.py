@@ -162,6 +162,33 @@ def test_thirty_bots_at_tables_of_four_report():
     json.dumps(b.as_dict())
 
 
+@settings(max_examples=60, deadline=None)
+@given(
+    n=st.integers(min_value=3, max_value=30),
+    size=st.integers(min_value=2, max_value=9),
+    per_bot=st.integers(min_value=1, max_value=12),
+    seed=st.integers(min_value=0, max_value=2**32),
+)
+def test_tables_seat_every_bot_in_every_position_as_evenly_as_possible(n, size, per_bot, seed):
+    # issue 11: "every bot ... takes every seat position equally often": a bot with g
+    # tables sits in each of the K positions floor(g/K) or ceil(g/K) times (exactly g/K
+    # when K divides g) — the edge colouring's guarantee (tables._spread_seats).
+    if size > n:
+        size = n
+    tables = Tables(names(n), table_size=size, tables=max(1, n * per_bot // size), seed=seed, steps=200)
+    played: Counter[str] = Counter()
+    seated: Counter[tuple[str, int]] = Counter()
+    for pairing in tables.schedule:
+        assert len(set(pairing.bots)) == size
+        for position, bot in enumerate(pairing.bots):
+            played[bot] += 1
+            seated[bot, position] += 1
+    for bot in names(n):
+        g = played[bot]
+        counts = [seated[bot, p] for p in range(size)]
+        assert min(counts) >= g // size and max(counts) <= -(-g // size), (bot, g, counts)
+
+
 def test_tables_uneven_numbers_keep_games_within_one():
     b = Tables(names(11), table_size=4, tables=25, seed=3).balance()
     assert b.games[1] - b.games[0] <= 1 and b.games_best_spread == 1
