@@ -143,7 +143,13 @@ def memory(binary: Path, work: Path, matches: int, sandbox: str) -> None:
     watcher = threading.Thread(target=sample, daemon=True)
     watcher.start()
     config = TournamentConfig(
-        game="yahtzee", format="round-robin", field=list(specs), games=1, seed=1, rounds=matches
+        game="yahtzee",
+        format="round-robin",
+        field=list(specs),
+        games=1,
+        seed=1,
+        rounds=matches,
+        sandbox=sandbox,
     )
     store = Store.open(out, config, seed=1)
     store.add_bots(specs.values())

@@ -42,7 +42,7 @@ from referee.tournament.config import (
 )
 from referee.tournament.field import Entry, expand
 from referee.tournament.formats import FORMATS, Tables
-from referee.tournament.plan import Plan
+from referee.tournament.plan import Plan, outcome_of
 from referee.tournament.runner import Runner, TournamentError
 from referee.tournament.store import Store, StoreError
 from referee.tournament.workers import WorkerLost
@@ -392,7 +392,12 @@ def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
                     f"cannot resume: the files of {', '.join(changed)} changed since the tournament "
                     "started (a resume must play the same bots)"
                 )
-            if game.lifetime is Lifetime.TOURNAMENT and not prepared.settings.keep_played:
+            outcomes = {key: outcome_of(key, record) for key, record in store.match_records().items()}
+            finished = Plan(config, game).next(outcomes) is None
+            if finished:
+                pass  # nothing to replay: the standings are written again
+            elif game.lifetime is Lifetime.TOURNAMENT and not prepared.settings.keep_played:
+                # Its bots' memory died with them: replay it all (docs/tournaments.md).
                 store.discard_all()
             else:
                 store.discard_unfinished()
