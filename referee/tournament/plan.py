@@ -53,6 +53,8 @@ from referee.tournament.formats._abc import RepeatedRounds
 QUALIFY = "qualify"
 SEEDING = "seeding"
 MAIN = "main"
+#: Formats whose whole schedule is known in advance (it does not depend on results).
+STATIC_FORMATS = frozenset({"round-robin", "gauntlet", "tables"})
 #: Formats whose matches are between two bots.
 TWO_SEAT_FORMATS = frozenset({"gauntlet", "double-elimination", "swiss"})
 
@@ -75,6 +77,10 @@ def match_seed(tournament_seed: int, key: str) -> int:
     """The seed of match ``key``: 64 bits of SHA-256 over the tournament seed and the key."""
     digest = hashlib.sha256(f"{tournament_seed}\0{key}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
+
+
+#: The outcome kept for a finished match whose tallies nobody reads (:meth:`Plan.needs_tallies`).
+DONE = MatchOutcome("", {})
 
 
 def outcome_of(key: str, record: MatchRecord) -> MatchOutcome:
@@ -270,6 +276,14 @@ class Plan:
         if planned is None:
             return None
         return [p for p in planned if p.key not in outcomes] or None
+
+    def needs_tallies(self, key: str) -> bool:
+        """Whether :meth:`next` reads the outcome of match ``key`` beyond its being done:
+        qualification and seeding matches, and the matches of formats that pair by
+        results (Swiss, double elimination).  A static schedule's matches only need to be
+        known as done — the runner keeps no more of them, so its memory stays flat over
+        tens of thousands of matches (the store has everything)."""
+        return self.stage_of(key) != MAIN or self.config.format not in STATIC_FORMATS
 
     def stage_of(self, key: str) -> str:
         if key.startswith("q-"):

@@ -37,7 +37,7 @@ from referee.sinks.summary import encode_summary
 from referee.tournament import wire
 from referee.tournament.config import RunSettings, TournamentConfig
 from referee.tournament.formats import MatchOutcome
-from referee.tournament.plan import Plan, Planned, match_seed, outcome_of
+from referee.tournament.plan import DONE, Plan, Planned, match_seed, outcome_of
 from referee.tournament.sink import StoreSink
 from referee.tournament.store import Store
 from referee.tournament.workers import MatchExecutor, SessionExecutor, usable_cores
@@ -131,7 +131,10 @@ class Runner:
 
     def load(self) -> None:
         """The outcomes of the matches the store holds as done."""
-        self.outcomes = {key: outcome_of(key, record) for key, record in self.store.match_records().items()}
+        self.outcomes = {}
+        for key in self.store.done_keys():
+            record = self.store.match_record(key) if self.plan.needs_tallies(key) else None
+            self.outcomes[key] = DONE if record is None else outcome_of(key, record)
 
     async def run(self) -> None:
         """Play the tournament to its end (or until cancelled)."""
@@ -242,7 +245,7 @@ class Runner:
             self._failure = sink.error
             return
         if record.completed:
-            self.outcomes[key] = outcome_of(key, record)
+            self.outcomes[key] = outcome_of(key, record) if self.plan.needs_tallies(key) else DONE
             with contextlib.suppress(OSError):
                 write_atomically(
                     str(self.out / "matches" / f"{key}.json"), encode_summary(record), durable=False

@@ -811,6 +811,13 @@ class Store:
         for row in self._conn.execute(query, () if status is None else (status,)):
             yield row[0], _game_record(row[1:])
 
+    def match_record(self, key: str) -> MatchRecord | None:
+        """The final record of match ``key`` if it is done."""
+        row = self._conn.execute(
+            "SELECT record FROM matches WHERE key = ? AND status = 'done'", (key,)
+        ).fetchone()
+        return None if row is None else _decode_match(row[0])
+
     def match_records(self) -> dict[str, MatchRecord]:
         """The final record of every done match, by key, in the order matches were added."""
         rows = self._conn.execute("SELECT key, record FROM matches WHERE status = 'done' ORDER BY id")
