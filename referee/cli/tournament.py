@@ -405,17 +405,25 @@ def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
             store.close()
             raise
         return store
-    if (out / "results.sqlite").exists():
+    if _holds_tournament(out):
         raise StoreError(
             f"{out} already holds a tournament: resume it with --resume {out}, or give a new --out"
         )
-    store = Store.open(out, config, seed=config.seed)
+    # The configuration and the bots in one transaction: a kill in between cannot leave
+    # a tournament that neither resumes nor can be started again.
+    return Store.open(out, config, seed=config.seed, bots=[prepared.specs[n] for n in config.everyone])
+
+
+def _holds_tournament(out: Path) -> bool:
+    """Whether ``out`` holds a recorded tournament (a store killed while being created,
+    before its first transaction, holds none: it is created again)."""
+    if not (out / "results.sqlite").exists():
+        return False
     try:
-        store.add_bots(prepared.specs[name] for name in config.everyone)
-    except BaseException:
-        store.close()
-        raise
-    return store
+        with Store.read(out):
+            return True
+    except StoreError as exc:
+        return "schema 0," not in str(exc)
 
 
 # ---------------------------------------------------------------------- running

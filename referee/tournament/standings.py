@@ -148,7 +148,7 @@ class BotRow(msgspec.Struct, kw_only=True):
     forfeits: dict[str, int]
     cpu_seconds: float
     peak_rss_bytes: int
-    #: Restarts within its matches plus restarts of its tournament-long process (events).
+    #: Restarts: within its matches (per-match bots), or of its tournament-long process (events).
     restarts: int
     #: Main-stage matches done.
     matches: int
@@ -798,9 +798,13 @@ def _main_totals(
         for bot, tally in match.tallies.items():
             if bot in totals:
                 totals[bot].add(tally)
-    for bot, stages in _restart_events(conn, plan).items():
-        if bot in totals:
-            totals[bot].restarts += stages[MAIN]
+    if plan.interleaved:
+        # Bots that live for the whole tournament: every new process is a restart event
+        # (the pool's), whether it happened within a match (also in that match's own
+        # figures) or before the bot's next match.  Count the events alone.
+        events = _restart_events(conn, plan)
+        for bot, tally in totals.items():
+            tally.restarts = events.get(bot, Counter())[MAIN]
     return totals
 
 

@@ -409,12 +409,21 @@ class Store:
     # ------------------------------------------------------------------ opening
 
     @classmethod
-    def open(cls, directory: str | os.PathLike[str], config: Any = None, *, seed: int | None = None) -> Store:
+    def open(
+        cls,
+        directory: str | os.PathLike[str],
+        config: Any = None,
+        *,
+        seed: int | None = None,
+        bots: Iterable[BotSpec] = (),
+    ) -> Store:
         """Open the store in ``directory`` for writing, creating it if there is none.
 
         A new store needs ``config`` (any JSON-encodable value: a dict, a msgspec
         struct — leave out what may change between runs without changing results, such
-        as the concurrency) and ``seed``.  An existing one is reopened with ``config`` and
+        as the concurrency) and ``seed``; ``bots`` are recorded in the same transaction
+        as the configuration, so a store is never seen with one and not the other (a
+        ``kill -9`` in between would leave a tournament that cannot resume).  An existing one is reopened with ``config`` and
         ``seed`` both ``None`` (a resume takes what is stored), or with equal ones; a
         different one is refused with a one-line :class:`StoreError`, as is a second
         writer while this one is open.
@@ -430,10 +439,12 @@ class Store:
         lock_fd = _lock(directory)
         conn = None
         try:
+            # Hashed first: a bot's files may take long to read, outside any transaction.
+            hashed = [(spec, content_hash(spec, skip=[directory])) for spec in bots]
             conn = _connect(path)
             conn.execute("PRAGMA journal_mode=WAL")
             store = cls(conn, path, lock_fd)
-            store._setup(config, seed)
+            store._setup(config, seed, hashed)
             return store
         except BaseException:
             if conn is not None:
@@ -452,13 +463,19 @@ class Store:
         store = cls(conn, path, None)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version != SCHEMA_VERSION:
+            empty = version == 0 and not conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             conn.close()
+            if empty:
+                raise StoreError(
+                    f"{directory}: no tournament recorded (it was stopped while being created, schema 0, "
+                    "nothing played): start it again with the same command"
+                )
             raise StoreError(
                 f"{path}: not a results store of this referee (schema {version}, expected {SCHEMA_VERSION})"
             )
         return store
 
-    def _setup(self, config: Any, seed: int | None) -> None:
+    def _setup(self, config: Any, seed: int | None, bots: Sequence[tuple[BotSpec, str]] = ()) -> None:
         conn = self._conn
         version = conn.execute("PRAGMA user_version").fetchone()[0]
         if version == 0:
@@ -474,6 +491,7 @@ class Store:
                     "INSERT INTO tournament (id, config, seed, created, referee_version) VALUES (1, ?, ?, ?, ?)",
                     (_canonical(config), str(seed or 0), _now(), __version__),
                 )
+                self._insert_bots(conn, bots)
                 conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")  # in the transaction: all or nothing
         elif version != SCHEMA_VERSION:
             raise StoreError(
@@ -557,15 +575,19 @@ class Store:
         whose files changed is refused (the caller checks :meth:`changed_bots` first)."""
         rows = [(spec, self._hash(spec)) for spec in specs]
         with self._transaction() as conn:
-            for spec, digest in rows:
-                stored = conn.execute("SELECT content_hash FROM bots WHERE name = ?", (spec.name,)).fetchone()
-                if stored is None:
-                    conn.execute(
-                        "INSERT INTO bots (name, argv, spec, content_hash, added) VALUES (?, ?, ?, ?, ?)",
-                        (spec.name, _encode(spec.argv).decode(), _canonical(spec), digest, _now()),
-                    )
-                elif stored[0] != digest:
-                    raise StoreError(f"bot {spec.name}: its files changed since the tournament recorded it")
+            self._insert_bots(conn, rows)
+
+    @staticmethod
+    def _insert_bots(conn: sqlite3.Connection, rows: Iterable[tuple[BotSpec, str]]) -> None:
+        for spec, digest in rows:
+            stored = conn.execute("SELECT content_hash FROM bots WHERE name = ?", (spec.name,)).fetchone()
+            if stored is None:
+                conn.execute(
+                    "INSERT INTO bots (name, argv, spec, content_hash, added) VALUES (?, ?, ?, ?, ?)",
+                    (spec.name, _encode(spec.argv).decode(), _canonical(spec), digest, _now()),
+                )
+            elif stored[0] != digest:
+                raise StoreError(f"bot {spec.name}: its files changed since the tournament recorded it")
 
     def changed_bots(self, specs: Iterable[BotSpec]) -> list[str]:
         """The names of the bots among ``specs`` whose files differ from the stored ones,
@@ -723,6 +745,11 @@ class Store:
             for match_id in ids:
                 deleted += conn.execute("DELETE FROM games WHERE match_id = ?", (match_id,)).rowcount
                 conn.execute("DELETE FROM figures WHERE match_id = ?", (match_id,))
+                conn.execute(
+                    "DELETE FROM events WHERE kind = 'restart' AND match_key = "
+                    "(SELECT key FROM matches WHERE id = ?)",
+                    (match_id,),
+                )
                 conn.execute("UPDATE matches SET status = 'pending', record = NULL WHERE id = ?", (match_id,))
             return deleted
 
@@ -743,6 +770,7 @@ class Store:
         with self._transaction() as conn:
             deleted = conn.execute("DELETE FROM games").rowcount
             conn.execute("DELETE FROM figures")
+            conn.execute("DELETE FROM events WHERE kind = 'restart'")  # of the play discarded
             conn.execute("UPDATE matches SET status = 'pending', record = NULL, finished = NULL")
             return deleted
 
