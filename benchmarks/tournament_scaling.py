@@ -13,7 +13,10 @@ match, and the referee's memory over many matches.
    summary file per match) and once as the same ``MatchSpec``s played one after another
    by ``Match.run`` in this process: the difference per match is what the tournament
    machinery adds (goal: ≤ 5 ms).
-3. **Memory.**  ``--memory-matches`` one-game matches through the runner (concurrency 2),
+3. **Interleaved dice poker.**  ``--deals`` rounds of one deal between two instant C
+   bots that live for the whole tournament, through the runner (one slice per deal),
+   against the same number of deals as one plain match: what the slicing costs.
+4. **Memory.**  ``--memory-matches`` one-game matches through the runner (concurrency 2),
    the parent's resident memory sampled as they finish (goal: bounded and flat); bots
    under ``--memory-sandbox`` (default ``rlimits``, for speed: the parent's memory does
    not depend on the layer).
@@ -40,19 +43,19 @@ import trio
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from referee import games
-from referee.cli.bench import YAHTZEE_FAST_C
+from referee.cli.bench import DICE_POKER_FAST_C, YAHTZEE_FAST_C
 from referee.core.botspec import BotSpec
-from referee.match import Match
+from referee.match import Match, MatchConfig
 from referee.tournament.config import RunSettings, TournamentConfig
 from referee.tournament.plan import Plan
 from referee.tournament.runner import Runner
 from referee.tournament.store import Store
 
 
-def compile_bot(work: Path) -> Path:
-    source = work / "fast.c"
-    source.write_text(YAHTZEE_FAST_C)
-    binary = work / "fast"
+def compile_bot(work: Path, source_text: str = YAHTZEE_FAST_C, name: str = "fast") -> Path:
+    source = work / f"{name}.c"
+    source.write_text(source_text)
+    binary = work / name
     subprocess.run(["cc", "-O2", "-o", str(binary), str(source)], check=True)
     binary.chmod(0o755)
     return binary
@@ -125,6 +128,34 @@ def overhead(binary: Path, work: Path, matches: int) -> None:
     print(f"  overhead {extra:.2f} ms per match (goal <= 5 ms: {'met' if extra <= 5 else 'missed'})")
 
 
+def interleaved(work: Path, deals: int) -> None:
+    """Dice poker's tournament (seed 000: "in each round, each pair of AIs will play one
+    deal"): two instant C bots, ``deals`` rounds of one deal through the runner (bots that
+    live for the whole tournament, one deal per slice, concurrency 1), against the same
+    deals as one plain match (``Match.run`` in this process)."""
+    binary = compile_bot(work, DICE_POKER_FAST_C, "dice")
+    specs = {n: BotSpec(name=n, argv=[str(binary)], home=str(binary.parent)) for n in ("a", "b")}
+    config = TournamentConfig(
+        game="dice-poker", format="round-robin", field=list(specs), games=1, seed=1, rounds=deals
+    )
+    out = work / "interleaved"
+    store = Store.open(out, config, seed=1, bots=specs.values())
+    runner = Runner(config, specs, store, RunSettings(out=str(out), concurrency=1), games.get("dice-poker"))
+    started = time.perf_counter()
+    trio.run(runner.run)
+    through = (time.perf_counter() - started) / deals * 1e6
+    store.close()
+    match = Match(
+        games.get("dice-poker")(), list(specs.values()), MatchConfig(game="dice-poker", games=deals, seed=1)
+    )
+    started = time.perf_counter()
+    trio.run(match.run)
+    alone = (time.perf_counter() - started) / deals * 1e6
+    print(f"Interleaved dice poker: {deals} rounds of one deal between two instant C bots")
+    print(f"  tournament (one slice per deal, C = 1): {through:.1f} µs per deal, everything included")
+    print(f"  one plain match of {deals} deals: {alone:.1f} µs per deal ({through / alone:.2f}×)")
+
+
 def memory(binary: Path, work: Path, matches: int, sandbox: str) -> None:
     specs = field(binary, 2)
     out = work / "memory"
@@ -176,7 +207,10 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--overhead-matches", type=int, default=200)
     parser.add_argument("--memory-matches", type=int, default=10_000)
-    parser.add_argument("--only", choices=("p4", "overhead", "memory"))
+    parser.add_argument(
+        "--deals", type=int, default=200_000, help="rounds of the interleaved dice-poker part"
+    )
+    parser.add_argument("--only", choices=("p4", "overhead", "interleaved", "memory"))
     parser.add_argument(
         "--memory-sandbox",
         default="rlimits",
@@ -193,6 +227,8 @@ def main() -> int:
             throughput(binary, work, args.bots, args.games)
         if args.only in (None, "overhead"):
             overhead(binary, work, args.overhead_matches)
+        if args.only in (None, "interleaved"):
+            interleaved(work, args.deals)
         if args.only in (None, "memory"):
             memory(binary, work, args.memory_matches, args.memory_sandbox)
     finally:

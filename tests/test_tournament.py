@@ -885,13 +885,13 @@ def test_gauntlet_candidates_play_everyone_else_and_the_field_never_itself(tmp_p
 
 
 #: A Liar's Dice table of four bots that live for the whole tournament, one of which
-#: crashes at its 15th request of each life: tests/bots/tournament/noisy_flaky.py, which
-#: plays as sample_players/liars_dice/flaky.py --crash-at 15 and writes a line to stderr
-#: as it starts, so that each life leaves a stderr file (flaky.py writes none).
+#: crashes at its 15th request of each life: sample_players/liars_dice/flaky.py
+#: --crash-at 15 --announce, which writes a line to stderr as it starts, so that each
+#: life leaves a stderr file.
 FLAKY_TOURNAMENT = [
     py(LIARS_DICE / "random_legal.py", 1),
     py(LIARS_DICE / "random_legal.py", 2),
-    py(TEST_BOTS / "noisy_flaky.py", "--crash-at", 15, 3),
+    py(LIARS_DICE / "flaky.py", "--crash-at", 15, "--announce", 3),
     py(LIARS_DICE / "probabilistic.py", 1),
     "--game", "liars-dice", "--format", "round-robin", "--table-size", "4", "--games", "6", "--seed", "2",
     "--quiet",
@@ -917,20 +917,18 @@ def test_a_crashed_per_tournament_bot_is_restarted_and_counted(flaky_run):
     done, out = flaky_run
     assert done.returncode == 0, done.stderr[-3000:]
     rows = {row["bot"]: row for row in standings(out)["rows"]}
-    assert rows["noisy_flaky"]["restarts"] > 0
-    assert rows["noisy_flaky"]["forfeits"].get("crash", 0) > 0
-    assert all(rows[b]["restarts"] == 0 for b in rows if b != "noisy_flaky")
+    assert rows["flaky"]["restarts"] > 0
+    assert rows["flaky"]["forfeits"].get("crash", 0) > 0
+    assert all(rows[b]["restarts"] == 0 for b in rows if b != "flaky")
     events = query(out, "SELECT bot, match_key, detail FROM events WHERE kind = 'restart'")
-    assert events and all(bot == "noisy_flaky" for bot, _, _ in events)
+    assert events and all(bot == "flaky" for bot, _, _ in events)
     assert all("crash" in detail for _, _, detail in events)
-    lives = sorted((out / "stderr").glob("noisy_flaky*.stderr"))
-    assert (out / "stderr" / "noisy_flaky.stderr") in lives and (
-        out / "stderr" / "noisy_flaky.2.stderr"
-    ) in lives
+    lives = sorted((out / "stderr").glob("flaky*.stderr"))
+    assert (out / "stderr" / "flaky.stderr") in lives and (out / "stderr" / "flaky.2.stderr") in lives
     for life in lives:
         assert life.read_text().startswith("life "), life
     # The others lived once: one stderr file each at most, no second life.
-    assert not [p for p in (out / "stderr").glob("*.2.stderr") if not p.name.startswith("noisy_flaky")]
+    assert not [p for p in (out / "stderr").glob("*.2.stderr") if not p.name.startswith("flaky")]
 
 
 def test_each_restart_of_a_per_tournament_bot_counts_once(flaky_run):
@@ -938,12 +936,12 @@ def test_each_restart_of_a_per_tournament_bot_counts_once(flaky_run):
     standings' restarts, an events row of kind restart naming why)" — one restart, one
     count: as many as the bot's extra lives (its stderr files) and its restart events."""
     done, out = flaky_run
-    lives = len(list((out / "stderr").glob("noisy_flaky*.stderr")))
-    events = query(out, "SELECT count(*) FROM events WHERE kind = 'restart' AND bot = 'noisy_flaky'")[0][0]
+    lives = len(list((out / "stderr").glob("flaky*.stderr")))
+    events = query(out, "SELECT count(*) FROM events WHERE kind = 'restart' AND bot = 'flaky'")[0][0]
     if done.returncode != 0 or lives < 2 or events != lives - 1:  # not what this test is about
         pytest.fail(f"precondition: exit {done.returncode}, {lives} lives, {events} restart events")
     rows = {row["bot"]: row for row in standings(out)["rows"]}
-    assert rows["noisy_flaky"]["restarts"] == lives - 1
+    assert rows["flaky"]["restarts"] == lives - 1
 
 
 def test_a_replayed_tournament_counts_its_restarts_as_an_uninterrupted_run(tmp_path, flaky_run):

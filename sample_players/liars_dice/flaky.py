@@ -7,12 +7,16 @@ probability 0.3), but:
 * ``--slow-every N``: every N-th request it sleeps 65 ms before answering, over the
   seed's 50 ms limit (a timeout: it loses a die and plays on);
 * ``--crash-at N``: its process exits at its N-th request (a crash: it loses a die, and
-  the referee restarts it at its next turn, where it counts from 1 again).
+  the referee restarts it at its next turn, where it counts from 1 again);
+* ``--announce``: it writes ``life PID`` to stderr as it starts, so each life of it
+  leaves its stderr behind (a tournament keeps it per life: ``NAME.stderr``,
+  ``NAME.2.stderr``…).
 
-Usage: flaky.py [--slow-every N] [--crash-at N] [SEED]   (default seed 0)
+Usage: flaky.py [--slow-every N] [--crash-at N] [--announce] [SEED]   (default seed 0)
 """
 
 import argparse
+import os
 import pathlib
 import random
 import sys
@@ -29,14 +33,17 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--slow-every", type=int, default=0)
     parser.add_argument("--crash-at", type=int, default=0)
+    parser.add_argument("--announce", action="store_true")
     parser.add_argument("seed", type=int, nargs="?", default=0)
     args = parser.parse_args()
     rng = random.Random(args.seed)
+    if args.announce:
+        print(f"life {os.getpid()}", file=sys.stderr, flush=True)
     out = sys.stdout.buffer
     asked = 0
     for line in sys.stdin.buffer:
         if not line.startswith(b"turn "):
-            continue  # reveal / penalty / result: no answer expected
+            continue  # players / reveal / penalty / result: no answer expected
         asked += 1
         if args.crash_at and asked == args.crash_at:
             sys.exit(3)

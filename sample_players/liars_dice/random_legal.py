@@ -33,7 +33,7 @@ def main() -> None:
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         if not line.startswith(b"turn "):
-            continue  # reveal / penalty / result: no answer expected
+            continue  # players / reveal / penalty / result: no answer expected
         out.write(wire.encode_action(decide(wire.parse_request(line), rng)))
         out.flush()
 

@@ -18,7 +18,7 @@
  * Protocol (docs/protocols/liars-dice.md): requests are
  *   turn <seat> counts <c0> ... dice <hand> bids <seat:q:f> ...
  * and get "bid <q> <f>" or "challenge"; lines starting with anything else
- * (reveal, penalty, result) are information and get no answer.  Loops until EOF.
+ * (players, reveal, penalty, result) are information and get no answer.  Loops until EOF.
  * Usage: reader [SEED]   (deterministic; SEED is accepted and unused)
  * Build: cc -O2 -Wall -Wextra -std=c11 -o reader reader.c -lm
  */
@@ -157,7 +157,7 @@ int main(void)
             continue;
         }
         if (strncmp(line, "turn ", 5) != 0)
-            continue; /* reveal / penalty / result: no answer */
+            continue; /* players / reveal / penalty / result: no answer */
         if (!parse_turn(line, &t)) {
             fputs("challenge\n", stdout); /* cannot happen with the referee; answer anyway */
             fflush(stdout);
