@@ -128,6 +128,8 @@ def check(config: TournamentConfig, game: type[Game]) -> None:
         raise ConfigError(
             f"{game.name} is played by {game.seats.wanted()} bots; format {config.format} seats {seats}"
         )
+    if config.rounds is not None and config.format == "double-elimination":
+        raise ConfigError("--rounds is not for double-elimination: its bracket decides the rounds")
     if config.table_size is not None and config.format not in ("tables", "round-robin"):
         raise ConfigError("--table-size is for the tables and round-robin formats")
     least = max(2, seats)
