@@ -205,7 +205,7 @@ def _build(spec: BotSpec) -> str | None:
         return f"its build took over {BUILD_TIMEOUT_S} s"
     if done.returncode != 0:
         tail = stderr_tail(done.stderr.decode("utf-8", "replace") or done.stdout.decode("utf-8", "replace"))
-        return f"its build failed (exit {done.returncode}): {tail}"
+        return f"its build failed (exit {done.returncode}): {tail or 'it printed nothing'}"
     return None
 
 

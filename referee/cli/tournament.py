@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import fcntl
+import os
 import secrets
 import sys
 import time
@@ -40,7 +42,7 @@ from referee.tournament.config import (
     limits_from_table,
     load_toml,
 )
-from referee.tournament.field import Entry, expand
+from referee.tournament.field import Entry, expand, isolate
 from referee.tournament.formats import FORMATS, Tables
 from referee.tournament.plan import Plan, outcome_of
 from referee.tournament.runner import Runner, TournamentError
@@ -175,6 +177,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     arguments.add_limit_options(
         parser, "limits (default: the game's seed values; 'none' lifts one)", full=True
     )
+    for action in parser._actions:
+        if action.dest == "cpu_limit":
+            action.help = (
+                "CPU seconds per bot per match; for games whose bots live for the whole "
+                "tournament (dice poker, Liar's Dice), per bot for the whole tournament"
+            )
     return parser
 
 
@@ -191,6 +199,8 @@ class Prepared(msgspec.Struct):
     specs: dict[str, BotSpec]
     settings: RunSettings
     resumed: bool = False
+    #: Single-file entries of folders, to be copied into DIR/bots/ once DIR is known good.
+    isolate: list[Entry] = []
 
 
 def _merged(args: argparse.Namespace) -> dict[str, Any]:
@@ -205,7 +215,7 @@ def _merged(args: argparse.Namespace) -> dict[str, Any]:
         if "limits" in values:
             values["limits"] = limits_from_table(values["limits"], args.config)
         if "out" in values and not Path(values["out"]).is_absolute():
-            values["out"] = str(base / values["out"])
+            values["out"] = os.path.normpath(base / values["out"])
     values["_bots_base"] = values["_qualify_base"] = base
     for key in _SETTABLE:
         given = getattr(args, key, None)
@@ -280,6 +290,8 @@ def prepare(args: argparse.Namespace) -> Prepared:
         if qualifier.spec.name in taken:
             qualifier.spec = msgspec.structs.replace(qualifier.spec, name=f"{qualifier.spec.name}-qualifier")
     for entry, spec in zip(entries, unique_names(e.spec for e in entries), strict=True):
+        if spec.name != entry.spec.name:
+            _say(f"two bots are named {entry.spec.name}: {' '.join(spec.argv)} plays as {spec.name}")
         entry.spec = spec
     everyone = entries + ([qualifier] if qualifier else [])
     if values.get("build"):
@@ -300,7 +312,7 @@ def prepare(args: argparse.Namespace) -> Prepared:
         game=game_name,
         format=values.get("format", "round-robin"),
         field=[e.spec.name for e in entries],
-        games=values.get("games") or game.default_games,
+        games=game.default_games if values.get("games") is None else values["games"],
         seed=seed,
         rounds=values.get("rounds"),
         duplicate=bool(values.get("duplicate", False)),
@@ -336,7 +348,12 @@ def prepare(args: argparse.Namespace) -> Prepared:
     )
     if settings.concurrency is not None and settings.concurrency < 1:
         raise ConfigError("--concurrency must be at least 1")
-    return Prepared(config, {e.spec.name: e.spec for e in everyone}, settings)
+    return Prepared(
+        config,
+        {e.spec.name: e.spec for e in everyone},
+        settings,
+        isolate=[e for e in everyone if e.single_file is not None],
+    )
 
 
 def _prepare_resume(args: argparse.Namespace) -> Prepared:
@@ -406,12 +423,38 @@ def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
             raise
         return store
     if _holds_tournament(out):
+        writer = _writer_of(out)
+        if writer is not None:
+            raise StoreError(
+                f"{out} holds a tournament that a referee (pid {writer}) is playing now: give a new --out"
+            )
         raise StoreError(
             f"{out} already holds a tournament: resume it with --resume {out}, or give a new --out"
         )
+    if prepared.isolate:
+        isolate(prepared.isolate, out / "bots")
+        for entry in prepared.isolate:
+            prepared.specs[entry.spec.name] = entry.spec
     # The configuration and the bots in one transaction: a kill in between cannot leave
     # a tournament that neither resumes nor can be started again.
     return Store.open(out, config, seed=config.seed, bots=[prepared.specs[n] for n in config.everyone])
+
+
+def _writer_of(out: Path) -> int | None:
+    """The pid of a referee writing the tournament in ``out`` now, if one is."""
+    lock = out / "results.sqlite.lock"
+    try:
+        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        text = os.pread(fd, 32, 0).decode(errors="replace").strip()
+        return int(text) if text.isdigit() else -1
+    finally:
+        os.close(fd)
+    return None
 
 
 def _holds_tournament(out: Path) -> bool:
@@ -446,6 +489,13 @@ def main(args: argparse.Namespace) -> int:
             return _run(prepared, game, store, guard)
         finally:
             store.close()
+
+
+def _leaf(error: BaseException) -> BaseException:
+    """The first exception inside (nested) exception groups: the one that says why."""
+    while isinstance(error, BaseExceptionGroup):
+        error = error.exceptions[0]
+    return error
 
 
 def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interrupts.Guard) -> int:
@@ -501,10 +551,11 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
         with display:
             _, signum = trio.run(interrupts.run_until_signalled, play, guard, None)
     except* (TournamentError, WorkerLost) as group:
-        message = printable(str(group.exceptions[0]))
+        message = printable(str(_leaf(group)))
         code = EXIT_CANNOT_WRITE if "could not store" in message else EXIT_FAILED
+        message += f"; after a fix, resume with: referee tournament --resume {out}"
     except* StoreError as group:
-        message = printable(str(group.exceptions[0]))
+        message = printable(str(_leaf(group)))
         code = EXIT_CANNOT_WRITE
     else:
         if signum is not None:

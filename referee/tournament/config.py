@@ -159,6 +159,15 @@ FILE_KEYS: dict[str, type | tuple[type, ...]] = {
 }
 
 
+_TYPE_NAMES: dict[Any, str] = {
+    str: "a string",
+    int: "a whole number",
+    bool: "true or false",
+    list: "a list",
+    dict: "a table",
+}
+
+
 def check_file_keys(values: dict[str, Any], path: str) -> None:
     """Refuse unknown keys and wrong types in a configuration file, in one line."""
     for key, value in values.items():
@@ -167,8 +176,8 @@ def check_file_keys(values: dict[str, Any], path: str) -> None:
             known = ", ".join(sorted(FILE_KEYS))
             raise ConfigError(f"--config {path}: unknown key {key!r} (keys: {known})")
         if (isinstance(value, bool) and wanted is int) or not isinstance(value, wanted):
-            name = wanted.__name__ if isinstance(wanted, type) else "/".join(t.__name__ for t in wanted)
-            raise ConfigError(f"--config {path}: {key} must be a {name}, got {value!r}")
+            name = _TYPE_NAMES.get(wanted, getattr(wanted, "__name__", str(wanted)))
+            raise ConfigError(f"--config {path}: {key} must be {name}, got {value!r}")
 
 
 def limits_from_table(table: dict[str, Any], path: str) -> LimitsOverride:
@@ -176,4 +185,5 @@ def limits_from_table(table: dict[str, Any], path: str) -> LimitsOverride:
     try:
         return msgspec.convert(table, LimitsOverride)
     except msgspec.ValidationError as exc:
-        raise ConfigError(f"--config {path}: [limits]: {exc}") from None
+        fields = ", ".join(LimitsOverride.__struct_fields__)
+        raise ConfigError(f"--config {path}: [limits]: {exc} (fields: {fields})") from None

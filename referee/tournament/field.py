@@ -9,8 +9,14 @@ of whose entries is one bot (a course's submissions, one per student).  In a fol
 * a directory entry needs a ``bot.toml``; a file entry is run as it is when executable,
   and otherwise by the usual interpreter for its suffix (``.py`` with ``python3``, ``.js``
   with ``node``…: ``referee.core.botspec``'s list);
-* entries starting with ``.`` or ``_``, and documents (``.md``, ``.txt``, ``.pdf``,
-  ``.toml``, ``.json``, ``.csv``, ``.log``), are not bots and are skipped.
+* entries starting with ``.`` or ``_``, documents (``.md``, ``.txt``, ``.pdf``, ``.toml``,
+  ``.json``, ``.csv``, ``.log``), and folders holding a tournament's results (a
+  ``results.sqlite``: an earlier ``--out`` left there) are not bots and are skipped;
+* a file entry is **copied into a folder of its own** (:func:`isolate`, under the
+  tournament's directory) before it plays: a bot sees its own directory in the sandbox,
+  and a student's bot must not see the rest of the class's submissions; the copy is
+  also what is hashed (a resume refuses if it changed) and what plays to the end, even
+  if the original is edited meanwhile.
 
 A bot named explicitly that cannot be run is a usage error (a typo must not cost a
 tournament); an entry of a folder that cannot be run is entered all the same, as a bot
@@ -22,6 +28,7 @@ from __future__ import annotations
 
 import os
 import shlex
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,6 +46,8 @@ class Entry:
 
     spec: BotSpec
     problem: str | None = None
+    #: A file of a folder of bots: to be copied into a folder of its own (:func:`isolate`).
+    single_file: Path | None = None
 
 
 def is_folder_of_bots(path: Path) -> bool:
@@ -47,6 +56,13 @@ def is_folder_of_bots(path: Path) -> bool:
 
 def _from_folder_entry(path: Path) -> Entry:
     name = safe_name(path.stem if path.is_file() else path.name)
+    entry = _resolve_entry(path, name)
+    if path.is_file():
+        entry.single_file = path
+    return entry
+
+
+def _resolve_entry(path: Path, name: str) -> Entry:
     try:
         spec = resolve(str(path))
     except BotSpecError as exc:
@@ -76,7 +92,9 @@ def expand(args: list[str], base: Path | None = None) -> list[Entry]:
             found = [
                 p
                 for p in sorted(path.iterdir(), key=lambda p: p.name)
-                if not p.name.startswith((".", "_")) and p.suffix.lower() not in NOT_BOTS
+                if not p.name.startswith((".", "_"))
+                and p.suffix.lower() not in NOT_BOTS
+                and not (p / "results.sqlite").exists()
             ]
             if not found:
                 raise BotSpecError(f"{arg}: a folder of bots, but it holds none")
@@ -87,3 +105,19 @@ def expand(args: list[str], base: Path | None = None) -> list[Entry]:
     for entry, spec in zip(entries, names, strict=True):
         entry.spec = spec
     return entries
+
+
+def isolate(entries: list[Entry], destination: Path) -> None:
+    """Copy each single-file entry into ``destination/NAME/`` and run it from there (the
+    module's text says why).  Its mode is kept (an executable stays one)."""
+    for entry in entries:
+        source = entry.single_file
+        if source is None:
+            continue
+        home = destination / entry.spec.name
+        home.mkdir(parents=True, exist_ok=True)
+        target = home / source.name
+        shutil.copy2(source, target)
+        resolved = _resolve_entry(target, entry.spec.name)
+        entry.spec, entry.problem = resolved.spec, resolved.problem or entry.problem
+        entry.single_file = None

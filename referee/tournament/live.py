@@ -444,7 +444,12 @@ class LiveDisplay:
             self._forfeits_printed = self._forfeit_count
         if new > len(recent):  # a flood (a bot failing every deal): the last ones tell enough
             lines.append(f"{self.title}: {new - len(recent)} more forfeits since the last line")
-        lines.extend(self._forfeit_line(f) for f in recent)
+        # A bot failing alike game after game: one line with a count, not five copies.
+        seen: dict[str, int] = {}
+        for f in recent:
+            line = self._forfeit_line(f)
+            seen[line] = seen.get(line, 0) + 1
+        lines.extend(line if n == 1 else f"{line} (×{n})" for line, n in seen.items())
         self._write(lines)
 
     def _forfeit_line(self, f: _Forfeit) -> str:

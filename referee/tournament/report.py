@@ -44,11 +44,13 @@ from __future__ import annotations
 import csv
 import io
 import os
+import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import msgspec
 from rich.console import Console
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
@@ -152,7 +154,7 @@ def top_rows(standings: Standings, top: int | None = None) -> tuple[list[tuple[s
 def ranked_by(standings: Standings) -> str:
     """What ranks bots, with the formula, in one line."""
     order = {
-        "double-elimination": "the bracket (elimination order), then ",
+        "double-elimination": "the bracket (elimination order: bots out in the same round share a place), then ",
         "swiss": "match points, then Buchholz, then ",
     }.get(standings.tournament.format, "")
     if standings.tournament.standing == "wins":
@@ -252,7 +254,12 @@ def markdown(standings: Standings) -> str:
             lines.append(f"- round {number_}: {_md(shown)}")
     if standings.balance:
         lines += ["", "## Tables balance", ""]
-        lines += [f"- {_md(key)}: {_md(value)}" for key, value in standings.balance.items()]
+        # Balance counts tables (a table plays --games games): say so.
+        names = {"games": "tables per bot", "games_best_spread": "tables per bot, best spread"}
+        lines += [
+            f"- {_md(names.get(key, key.replace('_', ' ')))}: {_md(_plain(value))}"
+            for key, value in standings.balance.items()
+        ]
     return "\n".join(lines) + "\n"
 
 
@@ -321,16 +328,34 @@ def _md_faults(standings: Standings) -> list[str]:
         lines += ["", f"### {_md(fault.bot)}: {_md(_forfeits(fault.forfeits))}", ""]
         if fault.unstartable:
             lines.append(f"- cannot start: {_md(fault.unstartable)}")
+        # Forfeits that say the same thing (a bot that never started: every game alike)
+        # are one line with where they happened, not twenty copies.
+        said: dict[tuple[str, str, str | None], list[str]] = {}
         for d in fault.details:
             where = f"{_md(d.match)} game {d.game}" + (f" decision {d.decision}" if d.decision >= 0 else "")
-            text = f"- {where}: **{_md(d.verdict)}** — {_md(d.detail)}"
-            if d.reply is not None:
-                text += f"; reply {_md(repr(d.reply))}"
+            said.setdefault((d.verdict, _same_detail(d.detail), d.reply), []).append(where)
+        for (verdict, detail, reply), places in said.items():
+            where = places[0] if len(places) == 1 else f"{places[0]} and {len(places) - 1} more like it"
+            text = f"- {where}: **{_md(verdict)}** — {_md(detail)}"
+            if reply is not None:
+                text += f"; reply {_md(repr(reply))}"
             lines.append(text)
         shown = sum(fault.forfeits.values())
         if shown > len(fault.details):
             lines.append(f"- … {shown - len(fault.details)} more")
     return lines
+
+
+def _plain(value: object) -> str:
+    """A figure as text: a (least, most) pair as ``least–most``."""
+    if isinstance(value, (tuple, list)) and len(value) == 2:
+        return f"{value[0]}–{value[1]}"
+    return str(value)
+
+
+def _same_detail(detail: str) -> str:
+    """A forfeit's detail without the game number a bot that is down repeats in it."""
+    return re.sub(r"^not running since game \d+: ", "not running: ", detail)
 
 
 # ---------------------------------------------------------------------- the terminal
@@ -345,15 +370,14 @@ def print_standings(standings: Standings, console: Console, top: int | None = No
         + (f", {t.matches_running} running" if t.matches_running else "")
         + f", {t.games_stored} games"
     )
-    cols = columns(standings)
-    table = Table(title=Text(title), caption=Text("ranked by " + ranked_by(standings)))
-    for name, _ in cols:
-        table.add_column(
-            name, justify="left" if name in ("bot", "forfeits", "bracket") else "right", no_wrap=True
-        )
     rows = standings.rows if top is None else standings.rows[:top]
-    for row in rows:
-        table.add_row(*(Text(printable(show(row))) for _, show in cols))
+    caption = "ranked by " + ranked_by(standings)
+    table = _ranked_table(standings, rows, title, caption, compact=False)
+    if Measurement.get(console, console.options.update_width(10_000), table).maximum > console.width:
+        # A terminal too narrow for every column: the ones that rank bots, readable,
+        # rather than all of them squeezed into ellipses.
+        caption += "; some columns left out for this width: standings.md has them all"
+        table = _ranked_table(standings, rows, title, caption, compact=True)
     console.print(table)
     if any(r.provisional_games for r in rows):
         console.print(Text("* includes games of running matches (provisional)"))
@@ -380,6 +404,20 @@ def print_standings(standings: Standings, console: Console, top: int | None = No
         console.print(q_table)
     if standings.bracket_text:
         console.print(Text(printable_lines(standings.bracket_text)))
+
+
+def _ranked_table(
+    standings: Standings, rows: Sequence[BotRow], title: str, caption: str, *, compact: bool
+) -> Table:
+    table = Table(title=Text(title), caption=Text(caption))
+    cols = columns(standings, compact=compact)
+    for name, _ in cols:
+        table.add_column(
+            name, justify="left" if name in ("bot", "forfeits", "bracket") else "right", no_wrap=True
+        )
+    for row in rows:
+        table.add_row(*(Text(printable(show(row))) for _, show in cols))
+    return table
 
 
 def printable_lines(text: str) -> str:

@@ -193,6 +193,9 @@ class Runner:
         self._planned_matches, self._planned_games = already
         if self.display is not None and any(already):
             self.display.already_done(*already)  # type: ignore[attr-defined]
+            self.display.plan(*already)  # type: ignore[attr-defined]
+            if self.plan.next(self.outcomes) is None:
+                self.display.notice("the tournament is already complete: its standings are written again")  # type: ignore[attr-defined]
 
     # ------------------------------------------------------------------ messages
 

@@ -67,7 +67,9 @@ class Worker:
         """Start the process (synchronously: from the main thread, see the module's text)."""
         command_r, command_w = os.pipe()
         report_r, report_w = os.pipe()
-        argv = [sys.executable, "-m", "referee.tournament.worker", "--parent", str(os.getpid())]
+        # -P: not the current directory first on sys.path, where a folder named
+        # "referee" (the clone itself, run from its parent) would shadow the package.
+        argv = [sys.executable, "-P", "-m", "referee.tournament.worker", "--parent", str(os.getpid())]
         if self.core is not None:
             argv += ["--core", str(self.core)]
         try:

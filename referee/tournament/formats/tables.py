@@ -90,7 +90,7 @@ class Balance:
     def __str__(self) -> str:
         return (
             f"{self.bots} bots, {self.tables} tables of {self.table_size}: "
-            f"games {self.games[0]}–{self.games[1]} (best spread {self.games_best_spread}); "
+            f"tables per bot {self.games[0]}–{self.games[1]} (best spread {self.games_best_spread}); "
             f"seat counts {self.seats[0]}–{self.seats[1]} (per bot spread ≤ {self.seat_spread_per_bot}); "
             f"meetings {self.meetings[0]}–{self.meetings[1]}, mean {self.meetings_mean:.2f} "
             f"(best spread {self.meetings_best_spread}), {self.never_met} pairs never met"
