@@ -57,7 +57,7 @@ from rich.text import Text
 from referee.core.limits import MiB
 from referee.core.verdict import printable
 from referee.sinks.files import write_atomically
-from referee.tournament.standings import BotRow, Cell, Standings
+from referee.tournament.standings import BotRow, Cell, QualificationRow, Standings
 
 STANDINGS_JSON = "standings.json"
 STANDINGS_MD = "standings.md"
@@ -263,36 +263,43 @@ def markdown(standings: Standings) -> str:
     return "\n".join(lines) + "\n"
 
 
+#: The qualification table's columns, in the Markdown report and on the terminal.
+QUALIFICATION_COLUMNS = (
+    "bot",
+    "status",
+    "games",
+    "won",
+    "drawn",
+    "lost",
+    "score",
+    "qualifier won",
+    "qualifier score",
+    "qualified",
+)
+
+
+def _qualification_cells(q: QualificationRow) -> list[str]:
+    """One entrant's row of :data:`QUALIFICATION_COLUMNS`."""
+    verdict = "-" if q.qualified is None else "yes" if q.qualified else "no"
+    return [
+        q.bot,
+        q.status,
+        str(q.games),
+        str(q.won),
+        str(q.drawn),
+        str(q.lost),
+        number(q.score),
+        str(q.qualifier_won),
+        number(q.qualifier_score),
+        verdict,
+    ]
+
+
 def _md_qualification(standings: Standings) -> list[str]:
     if standings.qualification is None:
         return []
-    header = [
-        "bot",
-        "status",
-        "games",
-        "won",
-        "drawn",
-        "lost",
-        "score",
-        "qualifier won",
-        "qualifier score",
-        "qualified",
-    ]
-    rows = [
-        [
-            q.bot,
-            q.status,
-            str(q.games),
-            str(q.won),
-            str(q.drawn),
-            str(q.lost),
-            number(q.score),
-            str(q.qualifier_won),
-            number(q.qualifier_score),
-            "-" if q.qualified is None else "yes" if q.qualified else "no",
-        ]
-        for q in standings.qualification
-    ]
+    header = list(QUALIFICATION_COLUMNS)
+    rows = [_qualification_cells(q) for q in standings.qualification]
     lines = ["", "## Qualification", "", *_md_table(header, rows)]
     if standings.not_qualified:
         lines += [
@@ -383,24 +390,10 @@ def print_standings(standings: Standings, console: Console, top: int | None = No
         console.print(Text("* includes games of running matches (provisional)"))
     if standings.qualification is not None:
         q_table = Table(title=Text(f"qualification against {t.qualifier}"))
-        for name in (
-            "bot",
-            "status",
-            "won",
-            "drawn",
-            "lost",
-            "score",
-            "qualifier won",
-            "qualifier score",
-            "qualified",
-        ):
+        for name in QUALIFICATION_COLUMNS:
             q_table.add_column(name, justify="left" if name in ("bot", "status") else "right", no_wrap=True)
         for q in standings.qualification:
-            verdict = "-" if q.qualified is None else "yes" if q.qualified else "no"
-            cells = (q.bot, q.status, q.won, q.drawn, q.lost, number(q.score), q.qualifier_won)
-            q_table.add_row(
-                *(Text(printable(str(c))) for c in cells), Text(number(q.qualifier_score)), Text(verdict)
-            )
+            q_table.add_row(*(Text(printable(cell)) for cell in _qualification_cells(q)))
         console.print(q_table)
     if standings.bracket_text:
         console.print(Text(printable_lines(standings.bracket_text)))
