@@ -394,14 +394,9 @@ class CheckMatch(Match):
         for index, _ in self.plan:
             yield Scheduled(index, index, index % n, deal_seed(self.config.seed, index))
 
-    def new_state(self, planned: Scheduled) -> GameState:
+    def deal(self, planned: Scheduled) -> GameState:
         position = self._positions.get(planned.index)
-        if position is None:
-            return super().new_state(planned)
-        # A prepared position is told who plays it, as every game of a match is.
-        if self._ids is not None:
-            position.state.introduce(self._ids[planned.rotation])
-        return position.state
+        return position.state if position is not None else super().deal(planned)
 
     def _seat(
         self, spec: BotSpec, limits: Limits, *, stderr_path: Path | None, cpu_budget_s: float | None

@@ -13,6 +13,7 @@ writes no file itself.
 from __future__ import annotations
 
 import functools
+import itertools
 import os
 import random
 import secrets
@@ -271,19 +272,19 @@ class Match:
         return final
 
     async def _play_some(self, planned: Iterator[Scheduled], count: int | None) -> bool:
-        """Play up to ``count`` games (all when None); whether the schedule ran out."""
+        """Play up to ``count`` more games (all that are left when None); whether the
+        schedule ran out before that."""
         left = self.games_requested - self.games_played
         if count is not None:
             left = min(left, count)
-        if left <= 0:
-            return self.games_played >= self.games_requested
         standing = self.result  # what a checkpointing sink asks for, bound once
         sinks = self.sinks
         stats = self._stats
-        for scheduled in planned:
+        played = 0
+        for scheduled in itertools.islice(planned, max(0, left)):
             record = await self.play_game(scheduled)
             self.games_played += 1
-            left -= 1
+            played += 1
             tally_game(record, stats)
             for sink in sinks:
                 try:
@@ -295,9 +296,7 @@ class Match:
                     ) from exc
             if self.games_played < self.games_requested:
                 await self.lineup.between_games(scheduled.index + 1)
-            if not left:
-                return self.games_played >= self.games_requested
-        return True
+        return played < left
 
     def schedule(self) -> Iterator[Scheduled]:
         """The games to play, in order: :attr:`games_requested` of them (``referee
@@ -305,12 +304,17 @@ class Match:
         return schedule(self.config.seed, self.games_requested, len(self.players), self.config.duplicate)
 
     def new_state(self, planned: Scheduled) -> GameState:
-        """The game to play for ``planned``: a fresh deal from its seed (``referee check``
-        poses prepared positions here instead)."""
-        state = self.game.new_state(len(self.players), random.Random(planned.seed))
+        """The game to play for ``planned`` (:meth:`deal`), told who plays it when the
+        game tells bots their opponents' ids."""
+        state = self.deal(planned)
         if self._ids is not None:
             state.introduce(self._ids[planned.rotation])
         return state
+
+    def deal(self, planned: Scheduled) -> GameState:
+        """A fresh deal from ``planned``'s seed (``referee check`` poses prepared
+        positions here instead)."""
+        return self.game.new_state(len(self.players), random.Random(planned.seed))
 
     def _notice(self, line: str) -> None:
         for sink in self.sinks:
