@@ -71,6 +71,24 @@ def field(binary: Path, n: int) -> dict[str, BotSpec]:
     }
 
 
+def runner_for(config: TournamentConfig, specs: dict[str, BotSpec], out: Path, concurrency: int) -> Runner:
+    """A runner for a new tournament in ``out`` (its store open until :func:`timed`)."""
+    store = Store.open(out, config, seed=config.seed, bots=specs.values())
+    return Runner(
+        config, specs, store, RunSettings(out=str(out), concurrency=concurrency), games.get(config.game)
+    )
+
+
+def timed(runner: Runner) -> float:
+    """Play the runner's tournament; its wall time in seconds."""
+    started = time.perf_counter()
+    try:
+        trio.run(runner.run)
+    finally:
+        runner.store.close()
+    return time.perf_counter() - started
+
+
 def tournament(
     specs: dict[str, BotSpec],
     out: Path,
@@ -80,6 +98,7 @@ def tournament(
     rounds: int = 1,
     sandbox: str = "auto",
 ) -> tuple[Runner, float]:
+    """A Yahtzee round robin of ``specs``: the runner and its wall time."""
     config = TournamentConfig(
         game="yahtzee",
         format="round-robin",
@@ -89,16 +108,8 @@ def tournament(
         rounds=rounds,
         sandbox=sandbox,
     )
-    store = Store.open(out, config, seed=1)
-    store.add_bots(specs.values())
-    runner = Runner(
-        config, specs, store, RunSettings(out=str(out), concurrency=concurrency), games.get("yahtzee")
-    )
-    started = time.perf_counter()
-    trio.run(runner.run)
-    elapsed = time.perf_counter() - started
-    store.close()
-    return runner, elapsed
+    runner = runner_for(config, specs, out, concurrency)
+    return runner, timed(runner)
 
 
 def throughput(binary: Path, work: Path, bots: int, games_per_match: int) -> None:
@@ -145,30 +156,32 @@ def overhead(binary: Path, work: Path, matches: int, sandbox: str) -> None:
 
 def interleaved(work: Path, deals: int) -> None:
     """Dice poker's tournament (seed 000: "in each round, each pair of AIs will play one
-    deal"): two instant C bots, ``deals`` rounds of one deal through the runner (bots that
-    live for the whole tournament, one deal per slice, concurrency 1), against the same
-    deals as one plain match (``Match.run`` in this process)."""
+    deal"), bots that live for the whole tournament, one deal per slice: two instant C
+    bots for ``deals`` rounds at concurrency 1, against the same deals as one plain match
+    (``Match.run`` in this process); then four bots (six pairs, ``deals`` deals in all) at
+    concurrency 1 and 2 — what a session's slots cost when the bots answer at once."""
     binary = compile_bot(work, DICE_POKER_FAST_C, "dice")
-    specs = {n: BotSpec(name=n, argv=[str(binary)], home=str(binary.parent)) for n in ("a", "b")}
-    config = TournamentConfig(
-        game="dice-poker", format="round-robin", field=list(specs), games=1, seed=1, rounds=deals
-    )
-    out = work / "interleaved"
-    store = Store.open(out, config, seed=1, bots=specs.values())
-    runner = Runner(config, specs, store, RunSettings(out=str(out), concurrency=1), games.get("dice-poker"))
-    started = time.perf_counter()
-    trio.run(runner.run)
-    through = (time.perf_counter() - started) / deals * 1e6
-    store.close()
-    match = Match(
-        games.get("dice-poker")(), list(specs.values()), MatchConfig(game="dice-poker", games=deals, seed=1)
-    )
+
+    def dice_poker(names: str, rounds: int, concurrency: int) -> float:
+        specs = {n: BotSpec(name=n, argv=[str(binary)], home=str(binary.parent)) for n in names}
+        config = TournamentConfig(
+            game="dice-poker", format="round-robin", field=list(specs), games=1, seed=1, rounds=rounds
+        )
+        return timed(runner_for(config, specs, work / f"dice-{names}-{concurrency}", concurrency))
+
+    through = dice_poker("ab", deals, 1) / deals * 1e6
+    pair = [BotSpec(name=n, argv=[str(binary)], home=str(binary.parent)) for n in "ab"]
+    match = Match(games.get("dice-poker")(), pair, MatchConfig(game="dice-poker", games=deals, seed=1))
     started = time.perf_counter()
     trio.run(match.run)
     alone = (time.perf_counter() - started) / deals * 1e6
     print(f"Interleaved dice poker: {deals} rounds of one deal between two instant C bots")
     print(f"  tournament (one slice per deal, C = 1): {through:.1f} µs per deal, everything included")
     print(f"  one plain match of {deals} deals: {alone:.1f} µs per deal ({through / alone:.2f}×)")
+    rounds = max(1, deals // 6)
+    for concurrency in (1, 2):
+        seconds = dice_poker("abcd", rounds, concurrency)
+        print(f"  four bots, {rounds * 6} deals, C = {concurrency}: {seconds:.1f} s")
 
 
 def memory(binary: Path, work: Path, matches: int, sandbox: str) -> None:
@@ -197,14 +210,10 @@ def memory(binary: Path, work: Path, matches: int, sandbox: str) -> None:
         rounds=matches,
         sandbox=sandbox,
     )
-    store = Store.open(out, config, seed=1)
-    store.add_bots(specs.values())
-    runner = Runner(config, specs, store, RunSettings(out=str(out), concurrency=2), games.get("yahtzee"))
-    box["runner"] = runner
-    trio.run(runner.run)
+    runner = box["runner"] = runner_for(config, specs, out, 2)
+    timed(runner)
     done.set()
     watcher.join()
-    store.close()
     print(
         f"Memory: {matches} one-game matches at concurrency 2 (--sandbox {sandbox}), "
         f"{time.perf_counter() - started:.0f} s"

@@ -209,6 +209,19 @@ def _build(spec: BotSpec) -> str | None:
     return None
 
 
+def build_bot(spec: BotSpec) -> tuple[BotSpec, str | None]:
+    """Run the bot's build command (``--build``), then name the bot again — what its
+    manifest's ``run`` names may exist only now ("./bot", a bare "bot").  The spec to
+    play, and why it cannot start (one printable line) when the build failed."""
+    failure = _build(spec)
+    if failure is None:
+        try:
+            return msgspec.structs.replace(resolve(spec.home), name=spec.name), None
+        except BotSpecError as exc:
+            failure = f"after its build: {exc}"
+    return spec, printable(failure)
+
+
 def _say_sandbox(layer: sandbox.Layer) -> None:
     """One line on stderr, before the match, when the layer in force leaves something
     open that this machine could close (or when even its strongest is not the
@@ -320,14 +333,10 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
                 "outside the sandbox; pass --build to run it (only for bots you trust)",
             )
         elif spec.build:
-            failure = _build(spec)
+            built, failure = build_bot(spec)
             if failure is None:
-                try:  # what 'run' names may exist only now ("./bot", a bare "bot")
-                    match.update_bot(msgspec.structs.replace(resolve(spec.home), name=spec.name))
-                    continue
-                except BotSpecError as exc:
-                    failure = f"after its build: {exc}"
-            failure = printable(failure)
+                match.update_bot(built)
+                continue
             if not keep_going:
                 _say(f"bot {spec.name} cannot start: {failure}")
                 return EXIT_CANNOT_START

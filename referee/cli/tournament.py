@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import fcntl
 import os
 import secrets
 import sys
@@ -28,7 +27,7 @@ import trio
 from referee import games
 from referee.cli import arguments
 from referee.core import interrupts
-from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
+from referee.core.botspec import BotSpec, BotSpecError, unique_names
 from referee.core.limits import LimitsOverride
 from referee.core.verdict import printable
 from referee.games import Lifetime
@@ -44,9 +43,10 @@ from referee.tournament.config import (
 )
 from referee.tournament.field import Entry, expand, isolate
 from referee.tournament.formats import FORMATS, Tables
-from referee.tournament.plan import Plan, outcome_of
-from referee.tournament.runner import Runner, TournamentError
-from referee.tournament.store import Store, StoreError
+from referee.tournament.plan import Plan
+from referee.tournament.runner import ResultsNotStored, Runner, TournamentError, load_outcomes
+from referee.tournament.store import NoTournament, Store, StoreError
+from referee.tournament.store import writer as store_writer
 from referee.tournament.workers import WorkerLost
 
 EXIT_OK = 0
@@ -240,21 +240,6 @@ def _merged(args: argparse.Namespace) -> dict[str, Any]:
     return values
 
 
-def _build_bot(entry: Entry) -> None:
-    """Run the bot's build command (``--build``); a failure makes it unstartable."""
-    from referee.cli.commands import _build  # the same build as referee match --build
-
-    spec = entry.spec
-    failure = _build(spec)
-    if failure is None:
-        try:
-            entry.spec = msgspec.structs.replace(resolve(spec.home), name=spec.name)
-            return
-        except BotSpecError as exc:
-            failure = f"after its build: {exc}"
-    entry.problem = printable(failure)
-
-
 def prepare(args: argparse.Namespace) -> Prepared:
     """Everything before the first match; ConfigError/BotSpecError/StoreError say what is wrong."""
     if args.resume:
@@ -297,7 +282,9 @@ def prepare(args: argparse.Namespace) -> Prepared:
     if values.get("build"):
         for entry in everyone:
             if entry.spec.build and entry.problem is None:
-                _build_bot(entry)
+                from referee.cli.commands import build_bot  # the same build as referee match --build
+
+                entry.spec, entry.problem = build_bot(entry.spec)
     else:
         for entry in everyone:
             if entry.spec.build:
@@ -346,8 +333,6 @@ def prepare(args: argparse.Namespace) -> Prepared:
         quiet=bool(values.get("quiet", False)),
         game_logs=bool(values.get("game_logs", False)),
     )
-    if settings.concurrency is not None and settings.concurrency < 1:
-        raise ConfigError("--concurrency must be at least 1")
     return Prepared(
         config,
         {e.spec.name: e.spec for e in everyone},
@@ -391,8 +376,6 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
         game_logs=bool(args.game_logs),
         keep_played=bool(args.keep_played),
     )
-    if settings.concurrency is not None and settings.concurrency < 1:
-        raise ConfigError("--concurrency must be at least 1")
     return Prepared(config, specs, settings, resumed=True)
 
 
@@ -409,8 +392,8 @@ def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
                     f"cannot resume: the files of {', '.join(changed)} changed since the tournament "
                     "started (a resume must play the same bots)"
                 )
-            outcomes = {key: outcome_of(key, record) for key, record in store.match_records().items()}
-            finished = Plan(config, game).next(outcomes) is None
+            plan = Plan(config, game)
+            finished = plan.next(load_outcomes(store, plan)) is None
             if finished:
                 pass  # nothing to replay: the standings are written again
             elif game.lifetime is Lifetime.TOURNAMENT and not prepared.settings.keep_played:
@@ -423,7 +406,7 @@ def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
             raise
         return store
     if _holds_tournament(out):
-        writer = _writer_of(out)
+        writer = store_writer(out)
         if writer is not None:
             raise StoreError(
                 f"{out} holds a tournament that a referee (pid {writer}) is playing now: give a new --out"
@@ -440,33 +423,16 @@ def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
     return Store.open(out, config, seed=config.seed, bots=[prepared.specs[n] for n in config.everyone])
 
 
-def _writer_of(out: Path) -> int | None:
-    """The pid of a referee writing the tournament in ``out`` now, if one is."""
-    lock = out / "results.sqlite.lock"
-    try:
-        fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return None
-    try:
-        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-    except BlockingIOError:
-        text = os.pread(fd, 32, 0).decode(errors="replace").strip()
-        return int(text) if text.isdigit() else -1
-    finally:
-        os.close(fd)
-    return None
-
-
 def _holds_tournament(out: Path) -> bool:
     """Whether ``out`` holds a recorded tournament (a store killed while being created,
     before its first transaction, holds none: it is created again)."""
-    if not (out / "results.sqlite").exists():
-        return False
     try:
         with Store.read(out):
             return True
-    except StoreError as exc:
-        return "schema 0," not in str(exc)
+    except NoTournament:
+        return False
+    except StoreError:  # some other SQLite file: not to be overwritten
+        return True
 
 
 # ---------------------------------------------------------------------- running
@@ -551,9 +517,9 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
         with display:
             _, signum = trio.run(interrupts.run_until_signalled, play, guard, None)
     except* (TournamentError, WorkerLost) as group:
-        message = printable(str(_leaf(group)))
-        code = EXIT_CANNOT_WRITE if "could not store" in message else EXIT_FAILED
-        message += f"; after a fix, resume with: referee tournament --resume {out}"
+        error = _leaf(group)
+        code = EXIT_CANNOT_WRITE if isinstance(error, ResultsNotStored) else EXIT_FAILED
+        message = printable(str(error)) + f"; after a fix, resume with: referee tournament --resume {out}"
     except* StoreError as group:
         message = printable(str(_leaf(group)))
         code = EXIT_CANNOT_WRITE

@@ -127,6 +127,11 @@ def _missing_script(words: list[str], cwd: Path) -> str | None:
     return None
 
 
+def interpreter_for(path: Path) -> str | None:
+    """The usual command that runs a script like ``path`` (``python3`` for ``.py``), or None."""
+    return _RUNNERS.get(path.suffix.lower())
+
+
 #: Suffixes of files a command names as its program's input, beyond _RUNNERS'.
 _SCRIPT_SUFFIXES = {".class", ".exe", ".ts", ".cjs", ".go", ".java", ".scm", ".hs", ".ml", ".jl"}
 
@@ -153,7 +158,7 @@ def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
         return BotSpec(name=name, argv=argv, home=str(home), build=manifest.build, limits=manifest.limits)
     if path.is_file():
         if not os.access(path, os.X_OK):
-            runner = _RUNNERS.get(path.suffix.lower())
+            runner = interpreter_for(path)
             how = (
                 f'name the command that runs it: "{runner} {arg}"'
                 if runner

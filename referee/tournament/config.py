@@ -106,6 +106,10 @@ class RunSettings(msgspec.Struct, kw_only=True):
     #: matches already played instead of replaying them (the bots restart with no memory).
     keep_played: bool = False
 
+    def __post_init__(self) -> None:
+        if self.concurrency is not None and self.concurrency < 1:
+            raise ConfigError("--concurrency must be at least 1")
+
 
 def rounds_of(config: TournamentConfig, entrants: int) -> int:
     """The rounds in force: as given, else 1, or for Swiss ⌈log2 entrants⌉ (at least 1)."""

@@ -34,7 +34,15 @@ from pathlib import Path
 
 import msgspec
 
-from referee.core.botspec import _RUNNERS, MANIFEST, BotSpec, BotSpecError, resolve, safe_name, unique_names
+from referee.core.botspec import (
+    MANIFEST,
+    BotSpec,
+    BotSpecError,
+    interpreter_for,
+    resolve,
+    safe_name,
+    unique_names,
+)
 
 #: Suffixes of files in a folder of bots that are documents, not bots.
 NOT_BOTS = frozenset({".md", ".txt", ".pdf", ".toml", ".json", ".csv", ".log", ".html", ".sqlite"})
@@ -63,17 +71,14 @@ def _from_folder_entry(path: Path) -> Entry:
 
 
 def _resolve_entry(path: Path, name: str) -> Entry:
+    """The entry at ``path``, named ``name``; a script that is not executable runs with
+    its suffix's interpreter.  One that cannot be run is kept, with why."""
+    runner = interpreter_for(path) if path.is_file() and not os.access(path, os.X_OK) else None
     try:
-        spec = resolve(str(path))
+        spec = resolve(f"{runner} {shlex.quote(str(path))}" if runner else str(path))
     except BotSpecError as exc:
-        runner = _RUNNERS.get(path.suffix.lower()) if path.is_file() else None
-        if runner is None:
-            home = str(path if path.is_dir() else path.parent)
-            return Entry(BotSpec(name=name, argv=[str(path)], home=home), problem=str(exc))
-        try:
-            spec = resolve(f"{runner} {shlex.quote(str(path))}")
-        except BotSpecError as again:
-            return Entry(BotSpec(name=name, argv=[str(path)], home=str(path.parent)), problem=str(again))
+        home = path if path.is_dir() else path.parent
+        return Entry(BotSpec(name=name, argv=[str(path)], home=str(home)), problem=str(exc))
     return Entry(msgspec.structs.replace(spec, name=name))
 
 

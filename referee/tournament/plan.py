@@ -53,8 +53,11 @@ from referee.tournament.formats._abc import RepeatedRounds
 QUALIFY = "qualify"
 SEEDING = "seeding"
 MAIN = "main"
+#: Match keys of the qualification (``q-NAME``) and the seeding round robin (``seed-…``).
+QUALIFY_PREFIX = "q-"
+SEEDING_PREFIX = "seed-"
 #: Formats whose whole schedule is known in advance (it does not depend on results).
-STATIC_FORMATS = frozenset({"round-robin", "gauntlet", "tables"})
+STATIC_FORMATS = frozenset(name for name, cls in FORMATS.items() if issubclass(cls, (RepeatedRounds, Tables)))
 #: Formats whose matches are between two bots.
 TWO_SEAT_FORMATS = frozenset({"gauntlet", "double-elimination", "swiss"})
 
@@ -71,6 +74,11 @@ class Planned:
     #: Games per slice when the match is played a slice at a time between other matches
     #: (bots that live for the whole tournament); ``None``: all at once.
     slice: int | None = None
+
+
+def qualify_key(bot: str) -> str:
+    """The key of ``bot``'s qualification match."""
+    return QUALIFY_PREFIX + bot
 
 
 def match_seed(tournament_seed: int, key: str) -> int:
@@ -174,7 +182,7 @@ class Plan:
         if q is None:
             return []
         games = self.config.qualify_games or self.config.games
-        return [Planned(f"q-{bot}", (bot, q), games, QUALIFY) for bot in self.config.field]
+        return [Planned(qualify_key(bot), (bot, q), games, QUALIFY) for bot in self.config.field]
 
     def qualified(self, outcomes: Mapping[str, MatchOutcome]) -> list[str] | None:
         """The entrants that beat the qualifier, in the given order; ``None`` until every
@@ -184,7 +192,7 @@ class Plan:
             return list(self.config.field)
         if any(p.key not in outcomes for p in self.qualification()):
             return None
-        return [b for b in self.config.field if beats(outcomes[f"q-{b}"], b, q)]
+        return [b for b in self.config.field if beats(outcomes[qualify_key(b)], b, q)]
 
     def seeding(self, entrants: Sequence[str]) -> list[Planned]:
         """The seeding round robin among ``entrants`` (none unless asked for)."""
@@ -192,7 +200,7 @@ class Plan:
             return []
         games = self.config.seeding_games or self.config.games
         rr = RoundRobin(entrants)
-        return [Planned(f"seed-{p.match_id}", p.bots, games, SEEDING) for p in rr.schedule()]
+        return [Planned(SEEDING_PREFIX + p.match_id, p.bots, games, SEEDING) for p in rr.schedule()]
 
     def seeded(self, outcomes: Mapping[str, MatchOutcome]) -> list[str] | None:
         """The entrants in seeding order; ``None`` until qualification and seeding are done."""
@@ -285,11 +293,16 @@ class Plan:
         results (Swiss, double elimination).  A static schedule's matches only need to be
         known as done — the runner keeps no more of them, so its memory stays flat over
         tens of thousands of matches (the store has everything)."""
-        return self.stage_of(key) != MAIN or self.config.format not in STATIC_FORMATS
+        return self.stage_of(key) != MAIN or self.adaptive
+
+    @property
+    def adaptive(self) -> bool:
+        """Whether the format pairs from results (Swiss, double elimination)."""
+        return self.config.format not in STATIC_FORMATS
 
     def stage_of(self, key: str) -> str:
-        if key.startswith("q-"):
+        if key.startswith(QUALIFY_PREFIX):
             return QUALIFY
-        if key.startswith("seed-"):
+        if key.startswith(SEEDING_PREFIX):
             return SEEDING
         return MAIN

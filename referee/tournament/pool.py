@@ -37,32 +37,52 @@ from referee.core.limits import Limits
 from referee.core.verdict import BotFault, Verdict
 from referee.seats import Seat, SeatFactory, SeatUsage
 
-ZERO = SeatUsage()
 
+class _Charge:
+    """What a process used while one borrowed seat was the one charged: added up in
+    place at every switch (a slice of an interleaved round robin is one deal, so a
+    switch is on the per-deal path: no structs built but the one reading)."""
 
-def _delta(now: SeatUsage, mark: SeatUsage) -> SeatUsage:
-    """What a process used between two readings of its usage."""
-    return SeatUsage(
-        cpu_s=max(0.0, now.cpu_s - mark.cpu_s),
-        peak_rss_bytes=now.peak_rss_bytes,
-        decisions=now.decisions - mark.decisions,
-        latency_ns_total=now.latency_ns_total - mark.latency_ns_total,
-        latency_ns_max=now.latency_ns_max,
-        first_answer_ns=now.first_answer_ns if mark.decisions == 0 else 0,
-        answered=now.answered,
+    __slots__ = (
+        "answered",
+        "cpu_s",
+        "decisions",
+        "first_answer_ns",
+        "latency_ns_max",
+        "latency_ns_total",
+        "peak",
     )
 
+    def __init__(self) -> None:
+        self.cpu_s = 0.0
+        self.peak = 0
+        self.decisions = 0
+        self.latency_ns_total = 0
+        self.latency_ns_max = 0
+        self.first_answer_ns = 0
+        self.answered = False
 
-def _add(a: SeatUsage, b: SeatUsage) -> SeatUsage:
-    return SeatUsage(
-        cpu_s=a.cpu_s + b.cpu_s,
-        peak_rss_bytes=max(a.peak_rss_bytes, b.peak_rss_bytes),
-        decisions=a.decisions + b.decisions,
-        latency_ns_total=a.latency_ns_total + b.latency_ns_total,
-        latency_ns_max=max(a.latency_ns_max, b.latency_ns_max),
-        first_answer_ns=max(a.first_answer_ns, b.first_answer_ns),
-        answered=a.answered or b.answered,
-    )
+    def add(self, now: SeatUsage, mark: SeatUsage) -> None:
+        """Add what the process used between the readings ``mark`` and ``now``."""
+        self.cpu_s += max(0.0, now.cpu_s - mark.cpu_s)
+        self.peak = max(self.peak, now.peak_rss_bytes)
+        self.decisions += now.decisions - mark.decisions
+        self.latency_ns_total += now.latency_ns_total - mark.latency_ns_total
+        self.latency_ns_max = max(self.latency_ns_max, now.latency_ns_max)
+        if mark.decisions == 0:  # the process's first answer fell in this stretch
+            self.first_answer_ns = max(self.first_answer_ns, now.first_answer_ns)
+        self.answered = self.answered or now.answered
+
+    def usage(self) -> SeatUsage:
+        return SeatUsage(
+            cpu_s=self.cpu_s,
+            peak_rss_bytes=self.peak,
+            decisions=self.decisions,
+            latency_ns_total=self.latency_ns_total,
+            latency_ns_max=self.latency_ns_max,
+            first_answer_ns=self.first_answer_ns,
+            answered=self.answered,
+        )
 
 
 @dataclass
@@ -92,7 +112,7 @@ class _Bot:
         if seat is not None:
             now = seat.usage()
             if self.holder is not None:
-                self.holder.charged = _add(self.holder.charged, _delta(now, self.mark))
+                self.holder.charged.add(now, self.mark)
             self.mark = now
         self.holder = holder
 
@@ -136,10 +156,6 @@ class BotPool:
             return BorrowedSeat(self, self._bots[spec.name], limits, key)
 
         return borrow
-
-    def restarts(self) -> dict[str, int]:
-        """Processes started beyond the first, per bot."""
-        return {name: max(0, bot.lives - 1) for name, bot in self._bots.items()}
 
     async def close_all(self) -> None:
         """End every process (shielded, bounded: each seat's close is)."""
@@ -214,7 +230,7 @@ class BorrowedSeat(Seat):
         self._key = key
         self._seat: Seat | None = None
         #: What the process used while this seat was the one charged.
-        self.charged = ZERO
+        self.charged = _Charge()
         self._death: Verdict | None = None
         self._death_detail = ""
 
@@ -238,9 +254,9 @@ class BorrowedSeat(Seat):
 
     def usage(self) -> SeatUsage:
         bot = self._bot
-        if bot.holder is self and bot.seat is not None:
-            return _add(self.charged, _delta(bot.seat.usage(), bot.mark))
-        return self.charged
+        if bot.holder is self:
+            bot.switch(self)  # settles what is charged so far; this seat stays the holder
+        return self.charged.usage()
 
     # -- life --
 

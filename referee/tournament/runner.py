@@ -30,13 +30,16 @@ import msgspec
 import trio
 
 from referee.core.botspec import BotSpec
+from referee.core.records import MatchRecord
 from referee.games import Game, Lifetime
 from referee.match.spec import MatchConfig, MatchSpec
+from referee.sinks._abc import MatchInfo
 from referee.sinks.files import write_atomically
 from referee.sinks.summary import encode_summary
 from referee.tournament import wire
 from referee.tournament.config import RunSettings, TournamentConfig
 from referee.tournament.formats import MatchOutcome
+from referee.tournament.live import LiveDisplay
 from referee.tournament.plan import DONE, Plan, Planned, match_seed, outcome_of
 from referee.tournament.sink import StoreSink
 from referee.tournament.store import Store
@@ -47,7 +50,22 @@ STANDINGS_EVERY_S = 2.0
 
 
 class TournamentError(Exception):
-    """The tournament cannot go on (the store cannot be written, a worker died); one line."""
+    """The tournament cannot go on (a match cannot be completed, a worker died); one line."""
+
+
+class ResultsNotStored(TournamentError):
+    """The store could not take a result (a full disk); one line."""
+
+
+def load_outcomes(store: Store, plan: Plan) -> dict[str, MatchOutcome]:
+    """The outcomes of the matches the store holds as done, as the plan reads them:
+    whole where it reads their tallies, :data:`~.plan.DONE` where it only needs to
+    know they are done (a static schedule's: the records are not even read)."""
+    outcomes: dict[str, MatchOutcome] = {}
+    for key in store.done_keys():
+        record = store.match_record(key) if plan.needs_tallies(key) else None
+        outcomes[key] = DONE if record is None else outcome_of(key, record)
+    return outcomes
 
 
 def base_config(config: TournamentConfig) -> MatchConfig:
@@ -78,7 +96,7 @@ class Runner:
         settings: RunSettings,
         game: type[Game],
         *,
-        display: object | None = None,
+        display: LiveDisplay | None = None,
         on_standings: Callable[[], None] | None = None,
     ) -> None:
         self.config = config
@@ -98,7 +116,7 @@ class Runner:
         self._specs: dict[str, MatchSpec] = {}
         self._stored: dict[str, MatchSpec] = {}
         self.outcomes: dict[str, MatchOutcome] = {}
-        self._failure: str | None = None
+        self._failure: TournamentError | None = None
         self._planned_matches = 0
         self._planned_games = 0
         for directory in ("matches", "stderr", "workers") + (("logs",) if settings.game_logs else ()):
@@ -129,16 +147,9 @@ class Runner:
 
     # ------------------------------------------------------------------ the run
 
-    def load(self) -> None:
-        """The outcomes of the matches the store holds as done."""
-        self.outcomes = {}
-        for key in self.store.done_keys():
-            record = self.store.match_record(key) if self.plan.needs_tallies(key) else None
-            self.outcomes[key] = DONE if record is None else outcome_of(key, record)
-
     async def run(self) -> None:
         """Play the tournament to its end (or until cancelled)."""
-        self.load()
+        self.outcomes = load_outcomes(self.store, self.plan)
         done_games = self.store.game_count()
         self._say_progress(already=(len(self.outcomes), done_games))
         if self.per_tournament:
@@ -157,7 +168,7 @@ class Runner:
                     before = len(self.outcomes)
                     await self._play(batch, executor)
                     if self._failure is not None:
-                        raise TournamentError(self._failure)
+                        raise self._failure
                     if len(self.outcomes) == before:  # never loop on a round that cannot finish
                         raise TournamentError(
                             f"no match of {', '.join(p.key for p in batch[:3])}… could be completed"
@@ -187,15 +198,15 @@ class Runner:
         self._planned_matches += len(batch)
         self._planned_games += sum(p.games for p in batch)
         if self.display is not None:
-            self.display.plan(self._planned_matches, self._planned_games)  # type: ignore[attr-defined]
+            self.display.plan(self._planned_matches, self._planned_games)
 
     def _say_progress(self, already: tuple[int, int]) -> None:
         self._planned_matches, self._planned_games = already
         if self.display is not None and any(already):
-            self.display.already_done(*already)  # type: ignore[attr-defined]
-            self.display.plan(*already)  # type: ignore[attr-defined]
+            self.display.already_done(*already)
+            self.display.plan(*already)
             if self.plan.next(self.outcomes) is None:
-                self.display.notice("the tournament is already complete: its standings are written again")  # type: ignore[attr-defined]
+                self.display.notice("the tournament is already complete: its standings are written again")
 
     # ------------------------------------------------------------------ messages
 
@@ -209,21 +220,21 @@ class Runner:
             for record in message.records:
                 sink.game(record, _no_standing)
             if display is not None:
-                display.games_done(message.key, len(message.records))  # type: ignore[attr-defined]
+                display.games_done(message.key, len(message.records))
         elif isinstance(message, wire.Opened):
             self._open(message.key)
         elif isinstance(message, wire.Forfeited):
             if display is not None:
                 f = message.forfeit
-                display.forfeit(message.key, message.bot, f.verdict.value, f.detail)  # type: ignore[attr-defined]
+                display.forfeit(message.key, message.bot, f.verdict.value, f.detail)
         elif isinstance(message, wire.Notice):
             self.store.add_event("notice", message.line, match_key=message.key)
             if display is not None:
-                display.notice(f"{message.key}: {message.line}" if message.key else message.line)  # type: ignore[attr-defined]
+                display.notice(f"{message.key}: {message.line}" if message.key else message.line)
         elif isinstance(message, wire.Restarted):
             self.store.add_event("restart", message.detail, bot=message.bot, match_key=message.key)
             if display is not None:
-                display.notice(f"bot {message.bot} restarted ({message.detail})")  # type: ignore[attr-defined]
+                display.notice(f"bot {message.bot} restarted ({message.detail})")
         elif isinstance(message, wire.Closed):
             self._close(message)
 
@@ -232,10 +243,12 @@ class Runner:
         if sink is None:
             spec = self._stored[key]
             sink = StoreSink(self.store, key, spec)
-            sink.open(_no_info)  # type: ignore[arg-type]
+            config = spec.config
+            bots = [b.name for b in spec.bots]
+            sink.open(MatchInfo(config.game, config.seed, config.games, bots, config.duplicate))
             self._sinks[key] = sink
             if self.display is not None:
-                self.display.match_started(key, [b.name for b in spec.bots], spec.config.games)  # type: ignore[attr-defined]
+                self.display.match_started(key, [b.name for b in spec.bots], spec.config.games)
         return sink
 
     def _close(self, message: wire.Closed) -> None:
@@ -245,7 +258,7 @@ class Runner:
         self._stored.pop(key, None)
         sink.close(record)
         if sink.error is not None:
-            self._failure = sink.error
+            self._failure = ResultsNotStored(sink.error)
             return
         if record.completed:
             self.outcomes[key] = outcome_of(key, record) if self.plan.needs_tallies(key) else DONE
@@ -254,13 +267,9 @@ class Runner:
                     str(self.out / "matches" / f"{key}.json"), encode_summary(record), durable=False
                 )
             if self.display is not None:
-                self.display.match_finished(key, _result_line(record))  # type: ignore[attr-defined]
-        elif (
-            message.error is not None
-            and self._failure is None
-            and "the tournament stopped" not in message.error
-        ):
-            self._failure = f"match {key} could not be completed: {message.error}"
+                self.display.match_finished(key, _result_line(record))
+        elif message.error is not None and self._failure is None:
+            self._failure = TournamentError(f"match {key} could not be completed: {message.error}")
 
     def _open_closed(self, key: str) -> StoreSink:
         """A match closed without a game (it could not start): open it now to record it."""
@@ -277,15 +286,13 @@ class Runner:
             await trio.sleep(min(30.0, 5 * (time.monotonic() - started)))
 
 
-def _no_standing() -> None:  # StoreSink never asks for one
-    raise AssertionError
+def _no_standing() -> MatchRecord:
+    """The standing a StoreSink is handed: it never asks (the parent has no Match)."""
+    raise AssertionError("StoreSink does not read the standing")
 
 
-_no_info = None
-
-
-def _result_line(record: msgspec.Struct) -> str:
-    players = record.players  # type: ignore[attr-defined]
+def _result_line(record: MatchRecord) -> str:
+    players = record.players
     if len(players) == 2:
         a, b = players
         return f"{a.name} {a.wins}–{b.wins} {b.name}" + (f" ({a.draws} drawn)" if a.draws else "")

@@ -1,7 +1,7 @@
 """Playing a round of matches whose bots live for the whole tournament.
 
-A *session* owns a :class:`~referee.tournament.pool.BotPool` and plays rounds of
-matches with it (:meth:`Session.play_round`).  A match is cut into *slices*: the whole
+A *session* plays rounds of matches whose seats come from a
+:class:`~referee.tournament.pool.BotPool` (:meth:`Session.play_round`).  A match is cut into *slices*: the whole
 match, or — for a schedule interleaved as dice poker's seed plays it, "in each round,
 each pair of AIs will play one deal" — ``slice`` games at a time.  Slices are taken in
 this order: every match's first slice in the round's order, then every unfinished
@@ -25,17 +25,18 @@ from __future__ import annotations
 import math
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import trio
 
 from referee.match import Match
-from referee.tournament.pool import BorrowedSeat, BotPool
+from referee.tournament.pool import BorrowedSeat
 
 
-@dataclass
+@dataclass(eq=False)
 class Scheduled:
-    """One match of a round and where it is."""
+    """One match of a round and where it is.  A slice of it is the match itself,
+    yielded once per slice (:meth:`Session._slices`)."""
 
     key: str
     match: Match
@@ -45,11 +46,9 @@ class Scheduled:
     started: bool = False
     done: bool = False
 
-
-@dataclass
-class _Slice:
-    entry: Scheduled
-    bots: frozenset[str] = field(default_factory=frozenset)
+    @property
+    def slices(self) -> int:
+        return 1 if self.slice is None else math.ceil(self.match.games_requested / max(1, self.slice))
 
 
 #: How many slices the conductor looks ahead for one it may start.
@@ -57,16 +56,17 @@ LOOKAHEAD = 64
 
 
 class Session:
-    """Plays rounds of matches with one pool of tournament-long bots (module docstring).
+    """Plays rounds of matches with tournament-long bots (module docstring): their
+    seats come from the pool through each match's seat factory, their tasks run in
+    ``nursery`` (the pool's).
 
     ``closed(key, match, error)`` is called when a match ends, after its sinks are
     closed (``match.result()`` is final); ``error`` says why it could not be played or
-    stopped, if it did.
+    completed — ``None`` when it completed, or was stopped because the session was.
     """
 
     def __init__(
         self,
-        pool: BotPool,
         nursery: trio.Nursery,
         *,
         slots: int,
@@ -74,11 +74,9 @@ class Session:
     ) -> None:
         if slots < 1:
             raise ValueError("slots must be at least 1")
-        self.pool = pool
         self.nursery = nursery
         self.slots = slots
         self._closed = closed
-        self._open: list[Scheduled] = []
 
     async def play_round(self, matches: Sequence[tuple[str, Match, int | None]]) -> None:
         """Play every match of the round to its end (or until cancelled: then the matches
@@ -89,82 +87,75 @@ class Session:
         ]
         try:
             if self.slots == 1:
-                for item in self._slices(entries):
-                    await self._play_slice(item)
+                for entry in self._slices(entries):
+                    await self._play_slice(entry)
             else:
                 await self._conduct(self._slices(entries))
         finally:
             with trio.CancelScope(shield=True):
-                for entry in list(self._open):
-                    await self._end(entry, "cancelled")
+                for entry in entries:
+                    if entry.started and not entry.done:
+                        await self._end(entry, None, stopped=True)
 
     # ------------------------------------------------------------------ order
 
     @staticmethod
-    def _slices(entries: list[Scheduled]) -> Iterator[_Slice]:
-        """The round's slices in schedule order (module docstring)."""
-        longest = max(
-            (1 if e.slice is None else math.ceil(e.match.games_requested / max(1, e.slice)) for e in entries),
-            default=0,
-        )
-        for turn in range(longest):
+    def _slices(entries: list[Scheduled]) -> Iterator[Scheduled]:
+        """The round's slices in schedule order (module docstring): each match once per
+        slice it has left."""
+        for turn in range(max((e.slices for e in entries), default=0)):
             for entry in entries:
-                if entry.slice is None:
-                    if turn == 0:
-                        yield _Slice(entry, entry.bots)
-                elif turn * entry.slice < entry.match.games_requested:
-                    yield _Slice(entry, entry.bots)
+                if turn < entry.slices:
+                    yield entry
 
-    async def _conduct(self, slices: Iterator[_Slice]) -> None:
+    async def _conduct(self, slices: Iterator[Scheduled]) -> None:
         """Several slices at once: start each as soon as its bots are free and every
         earlier slice of theirs has been started (module docstring)."""
-        pending: deque[_Slice] = deque()
+        pending: deque[Scheduled] = deque()
         busy: set[str] = set()
         running = 0
-        finished_send, finished_receive = trio.open_memory_channel[_Slice](math.inf)
+        finished_send, finished_receive = trio.open_memory_channel[Scheduled](math.inf)
         exhausted = False
 
-        async def run(item: _Slice) -> None:
+        async def run(entry: Scheduled) -> None:
             try:
-                await self._play_slice(item)
+                await self._play_slice(entry)
             finally:
-                finished_send.send_nowait(item)
+                finished_send.send_nowait(entry)
 
         async with trio.open_nursery() as nursery:
             while True:
                 while not exhausted and len(pending) < LOOKAHEAD:
-                    item = next(slices, None)
-                    if item is None:
+                    entry = next(slices, None)
+                    if entry is None:
                         exhausted = True
                     else:
-                        pending.append(item)
+                        pending.append(entry)
                 blocked: set[str] = set()
-                for item in list(pending):
+                for entry in list(pending):
                     if running >= self.slots:
                         break
-                    if item.bots & busy or item.bots & blocked:
-                        blocked |= item.bots
+                    if entry.bots & busy or entry.bots & blocked:
+                        blocked |= entry.bots
                         continue
-                    pending.remove(item)
-                    busy |= item.bots
+                    pending.remove(entry)
+                    busy |= entry.bots
                     running += 1
-                    nursery.start_soon(run, item)
+                    nursery.start_soon(run, entry)
                 if running == 0 and not pending and exhausted:
                     return
-                item = await finished_receive.receive()
-                busy -= item.bots
+                entry = await finished_receive.receive()
+                busy -= entry.bots
                 running -= 1
 
     # ------------------------------------------------------------------ one slice
 
-    async def _play_slice(self, item: _Slice) -> None:
-        entry = item.entry
+    async def _play_slice(self, entry: Scheduled) -> None:
         match = entry.match
         if entry.done:
             return
         if not entry.started:
             entry.started = True
-            self._open.append(entry)
             match.open()
             if not await match.start(self.nursery):
                 await self._end(entry, str(match.cannot_start))
@@ -173,25 +164,19 @@ class Session:
             for player in match.players:
                 if isinstance(player.seat, BorrowedSeat):
                     player.seat.activate()
-        more = await match.play(entry.slice)
-        if not more:
-            error = str(match.cannot_write) if match.cannot_write is not None else None
+        if not await match.play(entry.slice):
+            error = None if match.cannot_write is None else str(match.cannot_write)
             await self._end(entry, error)
 
-    async def _end(self, entry: Scheduled, error: str | None) -> None:
-        """Give the match's seats back, close its sinks, and report it."""
+    async def _end(self, entry: Scheduled, error: str | None, *, stopped: bool = False) -> None:
+        """Give the match's seats back, close its sinks, and report it (``stopped``: the
+        session is stopping, not a fault of the match's)."""
         if entry.done:
             return
         entry.done = True
         match = entry.match
         await match.stop()
-        if error == "cancelled" and match.stopped is None:
+        if stopped and match.stopped is None:
             match.stopped = "the tournament stopped"
         match.finish()
-        if entry in self._open:
-            self._open.remove(entry)
-        if match.completed:
-            error = None
-        elif error == "cancelled":
-            error = match.stopped
-        self._closed(entry.key, match, error)
+        self._closed(entry.key, match, None if match.completed else error)

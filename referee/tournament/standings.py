@@ -62,10 +62,9 @@ did not are listed apart and not ranked.
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,7 +75,16 @@ from referee.core.records import GameForfeit, MatchRecord
 from referee.games import Standing
 from referee.tournament.config import ConfigError, TournamentConfig, rounds_of
 from referee.tournament.formats import DoubleElimination, Format, MatchOutcome, Swiss, Tables
-from referee.tournament.plan import MAIN, SEEDING, Plan, beats, outcome_of
+from referee.tournament.plan import (
+    MAIN,
+    QUALIFY_PREFIX,
+    SEEDING,
+    SEEDING_PREFIX,
+    Plan,
+    beats,
+    outcome_of,
+    qualify_key,
+)
 from referee.tournament.store import Store, StoreError
 
 #: Forfeits shown in full per bot (the rest are counted by verdict).
@@ -347,23 +355,6 @@ class _Match:
 # ---------------------------------------------------------------------- reading the store
 
 
-def _connection(store: Store) -> sqlite3.Connection:
-    """The store's connection.  Store has no public query method; the queries here are
-    read-only and run in one read transaction (:func:`_snapshot`)."""
-    return store._conn
-
-
-@contextlib.contextmanager
-def _snapshot(conn: sqlite3.Connection) -> Iterator[None]:
-    """One read transaction: every query inside sees the same committed state (WAL
-    readers never block the writer)."""
-    conn.execute("BEGIN")
-    try:
-        yield
-    finally:
-        conn.execute("ROLLBACK")
-
-
 def _config(store: Store) -> TournamentConfig:
     try:
         return msgspec.convert(store.config, TournamentConfig)
@@ -401,14 +392,14 @@ def _figures(conn: sqlite3.Connection, by_id: Mapping[int, _Match]) -> None:
         )
 
 
-def _outcomes(conn: sqlite3.Connection, adaptive: bool) -> dict[str, MatchOutcome]:
+def _outcomes(conn: sqlite3.Connection, plan: Plan) -> dict[str, MatchOutcome]:
     """Outcomes of the done matches the plan needs: qualification and seeding, and the
     main stage's when the format pairs from results (few matches: their records are
     decoded; a round robin's are not needed)."""
     rows = conn.execute(
         "SELECT key, record FROM matches WHERE status = 'done' "
-        "AND (substr(key, 1, 2) = 'q-' OR substr(key, 1, 5) = 'seed-' OR ?) ORDER BY id",
-        (1 if adaptive else 0,),
+        "AND (substr(key, 1, length(?)) = ? OR substr(key, 1, length(?)) = ? OR ?) ORDER BY id",
+        (QUALIFY_PREFIX, QUALIFY_PREFIX, SEEDING_PREFIX, SEEDING_PREFIX, 1 if plan.adaptive else 0),
     )
     return {key: outcome_of(key, _decode_record(record)) for key, record in rows}
 
@@ -724,8 +715,7 @@ def compute(store: Store, cache: Cache | None = None) -> Standings:
     what is counted, the points and rank formulas).  Raises :class:`StandingsError` for
     a store whose configuration this referee cannot read."""
     cache = cache if cache is not None else Cache()
-    conn = _connection(store)
-    with _snapshot(conn):
+    with store.snapshot() as conn:
         return _compute(store, conn, cache)
 
 
@@ -736,9 +726,9 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache) -> Standings:
         plan = Plan(config, game)
     except (KeyError, ConfigError) as exc:
         raise StandingsError(f"{store.path}: {exc.args[0] if exc.args else exc}") from None
-    adaptive = config.format in ("double-elimination", "swiss")
+    adaptive = plan.adaptive
     matches = _read_matches(conn, plan, cache)
-    outcomes = _outcomes(conn, adaptive)
+    outcomes = _outcomes(conn, plan)
 
     # The stages: who qualified, the seeds, the main format.
     qualification, not_qualified = _qualification(config, {m.key: m for m in matches}, outcomes)
@@ -929,7 +919,7 @@ def _qualification(
         return None, []
     rows: list[QualificationRow] = []
     for bot in config.field:
-        key = f"q-{bot}"
+        key = qualify_key(bot)
         match = by_key.get(key)
         mine = match.tallies.get(bot, _Tally()) if match else _Tally()
         theirs = match.tallies.get(q, _Tally()) if match else _Tally()

@@ -267,6 +267,11 @@ class StoreError(Exception):
     """The store cannot do what was asked; the message says why in one line."""
 
 
+class NoTournament(StoreError):
+    """The directory holds no recorded tournament: no store, or one killed while being
+    created (before its first transaction): a tournament may be started there."""
+
+
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
@@ -431,7 +436,7 @@ class Store:
         directory = Path(directory)
         path = directory / FILENAME
         if not path.exists() and config is None:
-            raise StoreError(f"{directory}: no tournament here (no {FILENAME})")
+            raise NoTournament(f"{directory}: no tournament here (no {FILENAME})")
         try:
             directory.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -458,7 +463,7 @@ class Store:
         goes on writing; each reader call sees a consistent snapshot)."""
         path = Path(directory) / FILENAME
         if not path.exists():
-            raise StoreError(f"{directory}: no tournament here (no {FILENAME})")
+            raise NoTournament(f"{directory}: no tournament here (no {FILENAME})")
         conn = _connect(path)
         store = cls(conn, path, None)
         version = conn.execute("PRAGMA user_version").fetchone()[0]
@@ -466,7 +471,7 @@ class Store:
             empty = version == 0 and not conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]
             conn.close()
             if empty:
-                raise StoreError(
+                raise NoTournament(
                     f"{directory}: no tournament recorded (it was stopped while being created, schema 0, "
                     "nothing played): start it again with the same command"
                 )
@@ -482,7 +487,7 @@ class Store:
             if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 raise StoreError(f"{self.path}: not a results store (an SQLite file with other tables)")
             if config is None:  # created, then killed before its first transaction
-                raise StoreError(f"{self.path}: no tournament recorded")
+                raise NoTournament(f"{self.path}: no tournament recorded")
             with self._transaction():
                 for statement in _SCHEMA.split(";"):
                     if statement.strip():
@@ -533,6 +538,17 @@ class Store:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+    @contextlib.contextmanager
+    def snapshot(self) -> Iterator[sqlite3.Connection]:
+        """The connection inside one read transaction: every query in it sees the same
+        committed state (in WAL mode a reader never blocks the writer).  For readers
+        that need SQL of their own, such as the standings; read only."""
+        self._conn.execute("BEGIN")
+        try:
+            yield self._conn
+        finally:
+            self._conn.execute("ROLLBACK")
 
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
@@ -873,12 +889,33 @@ def _lock(directory: Path) -> int:
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
-        holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+        holder = _holder(fd)
         os.close(fd)
         raise StoreError(f"{directory}: another referee (pid {holder}) is writing this tournament") from None
     os.ftruncate(fd, 0)
     os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
     return fd
+
+
+def _holder(fd: int) -> str:
+    """The pid the lock's holder wrote in the lock file."""
+    return os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+
+
+def writer(directory: str | os.PathLike[str]) -> str | None:
+    """The pid of the referee writing the tournament in ``directory`` now, or None when
+    none is (the lock is free, or there is none)."""
+    try:
+        fd = os.open(Path(directory) / LOCKNAME, os.O_RDONLY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return _holder(fd)
+    finally:
+        os.close(fd)
+    return None
 
 
 def _difference(stored: Any, given: Any, where: str = "") -> str | None:

@@ -106,7 +106,9 @@ class Restarted(msgspec.Struct, tag="restart"):
 
 
 class Closed(msgspec.Struct, tag="closed"):
-    """A match ended: its final record; ``error`` when it could not be played or written."""
+    """A match ended: its final record; ``error`` when it could not be played, completed
+    or written — ``None`` when it completed, or was stopped because the parent stopped
+    the worker (then it is not complete, and a resume replays it)."""
 
     key: str
     record: MatchRecord

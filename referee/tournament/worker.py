@@ -37,7 +37,8 @@ import trio
 from referee.core.records import GameRecord, MatchRecord
 from referee.core.verdict import Forfeit
 from referee.games import get as get_game
-from referee.match import Match, MatchError, OutputError
+from referee.match import Match, MatchError, MatchSpec, OutputError
+from referee.seats import SeatFactory
 from referee.seats.process import sandbox
 from referee.seats.process.bot import BotProcess, sweep_stale_directories
 from referee.sinks._abc import MatchInfo, Sink, Standing
@@ -111,9 +112,9 @@ class Relay(Sink):
         self.flush()
 
 
-def _build_match(key: str, spec: wire.MatchSpec, send: Sender, **kwargs: object) -> Match:
+def _build_match(key: str, spec: MatchSpec, send: Sender, seat_factory: SeatFactory | None = None) -> Match:
     game = get_game(spec.config.game)(**spec.config.options)
-    return Match(game, spec.bots, spec.config, sinks=[Relay(key, send)], **kwargs)  # type: ignore[arg-type]
+    return Match(game, spec.bots, spec.config, sinks=[Relay(key, send)], seat_factory=seat_factory)
 
 
 async def _play_match(command: wire.PlayMatch, send: Sender, stopping: trio.Event) -> None:
@@ -133,8 +134,9 @@ async def _play_match(command: wire.PlayMatch, send: Sender, stopping: trio.Even
             error = str(exc)
         finally:
             nursery.cancel_scope.cancel()
-    if not match.completed and error is None:
+    if not match.completed and error is None and not stopping.is_set():
         error = match.stopped or "stopped"
+    # Stopped because the parent closed our input: no error, the match stays to replay.
     send(wire.Closed(command.key, match.result(), error))
 
 
@@ -164,7 +166,7 @@ async def _session(
             on_restart=restarted,
             on_give_up=gave_up,
         )
-        session = Session(pool, nursery, slots=opening.slots, closed=closed)
+        session = Session(nursery, slots=opening.slots, closed=closed)
 
         async def stop_when_told() -> None:
             await stopping.wait()
@@ -175,10 +177,10 @@ async def _session(
             async for command in commands:
                 if not isinstance(command, wire.PlayRound):
                     raise RuntimeError(f"a session takes rounds, not {type(command).__name__}")
-                matches = []
-                for item in command.matches:
-                    kwargs = {"seat_factory": pool.factory(item.key)}
-                    matches.append((item.key, _build_match(item.key, item.spec, send, **kwargs), item.slice))
+                matches = [
+                    (item.key, _build_match(item.key, item.spec, send, pool.factory(item.key)), item.slice)
+                    for item in command.matches
+                ]
                 await session.play_round(matches)
                 send(wire.RoundDone())
         finally:

@@ -23,6 +23,7 @@ import contextlib
 import os
 import subprocess
 import sys
+from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -61,7 +62,7 @@ class Worker:
         self._to: trio.lowlevel.FdStream | None = None
         self._from: trio.lowlevel.FdStream | None = None
         self._frames = wire.Frames(to_parent=True)
-        self._queue: list[wire.ToParent] = []
+        self._queue: deque[wire.ToParent] = deque()
 
     def spawn(self) -> None:
         """Start the process (synchronously: from the main thread, see the module's text)."""
@@ -114,7 +115,7 @@ class Worker:
                 await self._reap(1.0)
                 raise WorkerLost(f"worker {self.index} ended ({self.exit_note()}); its log: {self.log_path}")
             self._queue.extend(messages)  # type: ignore[arg-type]
-        message = self._queue.pop(0)
+        message = self._queue.popleft()
         if isinstance(message, wire.Failed):
             raise WorkerLost(f"worker {self.index} failed: {message.error}; its log: {self.log_path}")
         return message
@@ -162,12 +163,11 @@ class Worker:
 class MatchExecutor:
     """``concurrency`` workers, each playing one whole match at a time (module docstring)."""
 
-    def __init__(self, concurrency: int, log_dir: Path, *, pin: bool = True) -> None:
+    def __init__(self, concurrency: int, log_dir: Path) -> None:
         cores = usable_cores()
         self.concurrency = concurrency
         self._workers = [
-            Worker(i, cores[i % len(cores)] if pin else None, log_dir / f"worker-{i + 1}.log")
-            for i in range(concurrency)
+            Worker(i, cores[i % len(cores)], log_dir / f"worker-{i + 1}.log") for i in range(concurrency)
         ]
 
     async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None:
@@ -219,10 +219,8 @@ class SessionExecutor:
         concurrency: int,
         log_dir: Path,
         stderr_dir: Path,
-        *,
-        pin: bool = True,
     ) -> None:
-        core = usable_cores()[0] if pin and concurrency == 1 else None
+        core = usable_cores()[0] if concurrency == 1 else None
         self._worker = Worker(0, core, log_dir / "worker-session.log")
         self._opening = wire.OpenSession(
             bots=bots, config=config, stderr_dir=str(stderr_dir), slots=concurrency
