@@ -114,7 +114,11 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--seed", type=arguments.match_seed, help="tournament seed (default: random, printed)"
     )
     parser.add_argument(
-        "--concurrency", type=int, metavar="C", help="matches at once (default: the usable cores)"
+        "--concurrency",
+        type=int,
+        metavar="C",
+        help="matches at once (default: the usable cores; 1 for dice poker and Liar's Dice, "
+        "whose bots live for the whole tournament: raise it for bots that think)",
     )
     parser.add_argument(
         "--candidates",

@@ -97,7 +97,8 @@ class RunSettings(msgspec.Struct, kw_only=True):
     """How this run goes about the tournament (not stored)."""
 
     out: str
-    #: Matches at once; ``None``: the usable cores.
+    #: Matches at once; ``None``: ``runner.default_concurrency`` (the usable cores, or 1
+    #: for bots that live for the whole tournament).
     concurrency: int | None = None
     quiet: bool = False
     #: Write every game with its transcript to ``DIR/logs/KEY.jsonl``.

@@ -85,6 +85,13 @@ def base_config(config: TournamentConfig) -> MatchConfig:
     )
 
 
+def default_concurrency(game: type[Game]) -> int:
+    """Matches at once when not given: the usable cores for per-match bots (a worker per
+    core); one for bots that live for the whole tournament, whose one session is fastest
+    pinned to one core when they answer at once (docs/tournaments.md, "Concurrency")."""
+    return 1 if game.lifetime is Lifetime.TOURNAMENT else len(usable_cores())
+
+
 class Runner:
     """One run of a tournament (a fresh one or a resume) into ``out``."""
 
@@ -108,9 +115,9 @@ class Runner:
         self.plan = Plan(config, game)
         self.display = display
         self.on_standings = on_standings
-        self.concurrency = settings.concurrency or len(usable_cores())
         self.ids = config.ids()
         self.per_tournament = game.lifetime is Lifetime.TOURNAMENT
+        self.concurrency = settings.concurrency or default_concurrency(game)
         self._base = base_config(config)
         self._sinks: dict[str, StoreSink] = {}
         self._specs: dict[str, MatchSpec] = {}
