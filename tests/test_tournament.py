@@ -974,7 +974,9 @@ def test_standings_while_the_tournament_runs_and_after(tmp_path):
     the tournament runs"; standings.py: games of running matches count, provisional."""
     out = tmp_path / "live"
     # Dice poker's matches run for the whole tournament (one per pair, interleaved), so
-    # running matches hold committed games (batches of 250) for most of it.
+    # running matches hold committed games (batches of 250) for most of it; 45,000 deals
+    # last a few seconds even pinned to one core (the default), longer than a
+    # `referee standings` takes to start.
     bots = [
         py(DICE_POKER / "threshold.py", 4),
         py(DICE_POKER / "always_call.py"),
@@ -984,7 +986,7 @@ def test_standings_while_the_tournament_runs_and_after(tmp_path):
     with open(log, "w") as err:
         proc = subprocess.Popen(
             [sys.executable, "-m", "referee", "tournament", *bots, "--game", "dice-poker", "--games", "1",
-             "--rounds", "3000", "--seed", "3", "--quiet", "--out", str(out)],
+             "--rounds", "15000", "--seed", "3", "--quiet", "--out", str(out)],
             cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=err,
         )  # fmt: skip
     try:
