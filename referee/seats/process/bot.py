@@ -775,6 +775,7 @@ class BotProcess(Seat):
         # proportional share (PSS), since copy-on-write pages shared between a parent
         # and its forks would otherwise be charged once per process.
         shared = len(procs) - len(supervisors) > 1
+        supervisors_cpu = 0.0  # their own CPU: in the bot's cgroup, but not the bot's
         for proc in procs:
             try:
                 with proc.oneshot():
@@ -790,14 +791,18 @@ class BotProcess(Seat):
             cpu += t.children_user + t.children_system
             if proc.pid not in supervisors:
                 cpu += t.user + t.system
+            else:
+                supervisors_cpu += t.user + t.system
             rss += mem
         files = self._files_bytes()
         if files is not None:
             self.files_bytes = files
             rss += files
         if self._cgroup is not None:
+            # The cgroup counts every process of the sandbox, the supervisor's Python
+            # (~40 ms to start) included: take that out, as the process sums above do.
             with contextlib.suppress(OSError):
-                cpu = max(cpu, self._cgroup.cpu_seconds())
+                cpu = max(cpu, self._cgroup.cpu_seconds() - supervisors_cpu)
         if cpu > self.cpu_s:
             self.cpu_s = cpu
         if rss > self.peak_rss:
@@ -948,7 +953,10 @@ class BotProcess(Seat):
                     return
                 if pid:
                     sandbox.LEADERS.discard(self.pid)
-                    self.cpu_s = max(self.cpu_s, usage.ru_utime + usage.ru_stime)
+                    if self.pid not in self._supervisors:
+                        # A supervisor's rusage holds its own CPU too; the bot's comes
+                        # on the status pipe instead (_read_status).
+                        self.cpu_s = max(self.cpu_s, usage.ru_utime + usage.ru_stime)
                     self._read_status()
                     self.exit_status = status if self._bot_status is None else self._bot_status
                     return
