@@ -246,8 +246,11 @@ def test_files_and_printout(tmp_path):
     assert msgspec.json.decode((tmp_path / "standings.json").read_bytes(), type=Standings) == s
     table = list(csv.reader(io.StringIO((tmp_path / "crosstable.csv").read_text())))
     assert table[0] == ["bot", "a", "b", "c", "d"]
-    assert table[1] == ["a", "", "2-0-0 (+200.0)", "1-0-1 (+0.0)", "1-1-0 (+100.0)"]
-    assert table[4][1] == "0-1-1 (-100.0)"
+    # W-D-L (net score), then the score rate with its 95 % interval over the deals.
+    assert table[1][:2] == ["a", ""]
+    assert table[1][2].startswith("2-0-0 (+200.0) 100% [")
+    assert table[1][3].startswith("1-0-1 (+0.0) 50% [") and table[1][4].startswith("1-1-0 (+100.0) 75% [")
+    assert table[4][1] == "0-1-1 (-100.0) 25% [0%, 100%]"  # two deals: the interval says little
     md = (tmp_path / "standings.md").read_text()
     assert "| 2 | b | 3 |" in md and "| 2 | c | 3 |" in md and "| 4 | d | 1.5 |" in md
     assert "## Crosstable" in md and "## Faults" in md and "crash 1, timeout 3" in md
@@ -288,7 +291,11 @@ def test_chip_game_is_ranked_by_total_score(tmp_path):
         (3, "x", -11.0, 6),
     ]
     assert s.crosstable.cells["y"]["x"].net_score == 30.0  # +15 against -15
-    assert report.crosstable_csv(s).splitlines()[:2] == ["bot,y,z,x", "y,,1-0-3 (+0.0),1-0-3 (+30.0)"]
+    # A chip game's cell: W-D-L (net), then the row bot's edge per game ± its interval.
+    assert report.crosstable_csv(s).splitlines()[:2] == [
+        "bot,y,z,x",
+        "y,,1-0-3 (+0.0) +0.00±3.18,1-0-3 (+30.0) +3.75±15.12",
+    ]
 
 
 # ---------------------------------------------------------------- tables of three
@@ -331,7 +338,7 @@ def test_multi_seat_crosstable_counts_placings_where_both_sat(tmp_path):
     assert b_c.mean_score == pytest.approx(11.5 / 6)
     assert (c_b.ahead, c_b.level, c_b.behind) == (0, 1, 5) and c_b.mean_score == pytest.approx(6.5 / 6)
     assert (d_a.ahead, d_a.behind, d_a.mean_score) == (0, 6, 0.0)
-    assert report.crosstable_cell(b_c, kind) == "5/1/0"
+    assert report.crosstable_cell(b_c, kind) == "5/1/0 +1.92±0.21"  # ahead/level/behind, mean score ± CI
     # The same answer read again through a cache (a live view's second call).
     cache = Cache()
     assert compute_twice(tmp_path, cache) == s

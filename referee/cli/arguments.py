@@ -10,6 +10,7 @@ from typing import Any, NoReturn
 from referee import games
 from referee.core.limits import LimitsOverride, MiB
 from referee.core.seeding import SEEDS
+from referee.stats.sprt import SprtSpec, parse_sprt
 
 #: Words that lift a limit (``--cpu-limit none``).
 _UNLIMITED = {"none", "inf", "unlimited"}
@@ -129,3 +130,11 @@ class OneLineErrors(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: {message} (see {self.prog} --help)\n")
+
+
+def sprt_spec(text: str) -> SprtSpec:
+    """``--sprt``'s value: ``elo0=0 elo1=5 alpha=0.05 beta=0.05`` (referee.stats.sprt)."""
+    try:
+        return parse_sprt(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None

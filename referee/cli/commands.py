@@ -22,7 +22,7 @@ import msgspec
 import trio
 
 from referee import __version__, games
-from referee.cli import arguments, check, output, standings, tournament
+from referee.cli import arguments, check, output, plan, standings, tournament
 from referee.core import interrupts, records
 from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.core.limits import MiB
@@ -97,6 +97,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="play each deal once per seat rotation, bots swapped: the same dice, cards or "
         "prizes for each seat (--games is rounded up to whole deals)",
     )
+    match.add_argument(
+        "--sprt",
+        type=arguments.sprt_spec,
+        metavar="'elo0=E0 elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic]'",
+        help="two bots: stop as soon as a sequential probability ratio test decides whether the first "
+        "bot is elo1 rather than elo0 stronger (pentanomial on deal pairs with --duplicate, trinomial "
+        "otherwise; --games is then the most played)",
+    )
     match.add_argument("--json", metavar="PATH", help="write a JSON summary here")
     match.add_argument("--log", metavar="PATH", help="write one JSON line per game, enough to replay it")
     match.add_argument(
@@ -161,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_parser(sub)
     tournament_parser = tournament.add_parser(sub)
     standings.add_parser(sub)
+    plan_parser = plan.add_parser(sub)
 
     bench = sub.add_parser(
         "bench",
@@ -186,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="deals of the dice-poker match (default 100000)",
     )
-    parser.commands = {"match": match, "bench": bench, "tournament": tournament_parser}  # type: ignore[attr-defined]
+    parser.commands = {"match": match, "bench": bench, "tournament": tournament_parser, "plan": plan_parser}  # type: ignore[attr-defined]
     return parser
 
 
@@ -313,6 +322,7 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
         allow_root_bots=args.allow_root_bots,
         limits=arguments.limits_from(args),
         duplicate=args.duplicate,
+        sprt=args.sprt,
         log_path=args.log,
         exports=dict(args.export),
         stderr_dir=args.stderr_dir,
@@ -457,6 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "schema": cmd_schema,
         "tournament": tournament.main,
         "standings": standings.main,
+        "plan": plan.main,
     }[args.command]
     return handler(args)
 

@@ -10,6 +10,8 @@ from referee.core.limits import MiB
 from referee.core.records import MatchRecord
 from referee.core.verdict import Forfeit, printable
 from referee.match import FORFEIT_DETAILS_KEPT
+from referee.match.evidence import score_rate
+from referee.stats.intervals import CONFIDENCE, elo_of_score, mean_interval, rate_interval, superiority
 
 #: Forfeits the table details per bot; the rest are counted and left to ``--json``.
 FORFEITS_SHOWN = 3
@@ -27,6 +29,8 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
         title += f", each deal played {len(result.players)} times (--duplicate)"
     if result.stopped:
         title += f" — stopped: {result.stopped}"
+    elif result.sprt is not None and result.sprt.decision is not None:
+        title += f" — the SPRT accepted {result.sprt.decision}"
     table = Table(title=title)
     headers = (
         "bot",
@@ -98,5 +102,46 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
         kinds.setdefault(re.sub(r"uid \d+", "uid of its own", p.sandbox) or "not started", []).append(p.name)
     for line, names in kinds.items():
         say(f"isolation: {line}" + (f" ({', '.join(names)})" if len(kinds) > 1 else ""))
+    for line in evidence_lines(result):
+        say(line)
     if stderr_note:
         say(stderr_note)
+
+
+def evidence_lines(result: MatchRecord) -> list[str]:
+    """What the match tells with its uncertainty: each bot's mean score per game with a
+    95 % interval over deals; for two bots the first's score rate, the Elo difference it
+    implies and the likelihood of superiority; the SPRT's state when one ran."""
+    evidence = result.evidence
+    lines: list[str] = []
+    if evidence is None or evidence.units < 2:
+        return lines
+    unit = "deals" if evidence.games_per_unit == 1 else f"deals of {evidence.games_per_unit} games"
+    lines.append(f"{CONFIDENCE:.0%} intervals over {evidence.units} {unit}:")
+    for player, moments in zip(result.players, evidence.scores, strict=True):
+        iv = mean_interval(moments)
+        lines.append(f"  {player.name}: mean score {iv.mean:+.3f} ± {iv.half_width or 0.0:.3f} per game")
+    if len(result.players) == 2:
+        iv = rate_interval(score_rate(evidence), evidence.games_per_unit)
+        first, second = (p.name for p in result.players)
+        low, high = iv.low if iv.low is not None else iv.mean, iv.high if iv.high is not None else iv.mean
+        los = superiority(iv, 0.5)
+        lines.append(
+            f"  {first} vs {second}: score {iv.mean:.1%} ± {(high - low) / 2:.1%}, Elo "
+            f"{_elo(elo_of_score(iv.mean))} [{_elo(elo_of_score(low))}, {_elo(elo_of_score(high))}]"
+            + (f", LOS {los:.1%}" if los is not None else "")
+        )
+    sprt = result.sprt
+    if sprt is not None:
+        state = f"{sprt.decision} accepted" if sprt.decision else "undecided"
+        lines.append(
+            f"SPRT ({sprt.statistics}, {sprt.model} elo0={sprt.elo0:g} elo1={sprt.elo1:g} "
+            f"alpha={sprt.alpha:g} beta={sprt.beta:g}): LLR {sprt.llr:.2f} in [{sprt.lower:.2f}, "
+            f"{sprt.upper:.2f}], {state} after {sprt.games} games; {sprt.model} Elo "
+            f"{_elo(sprt.elo)} [{_elo(sprt.elo_low)}, {_elo(sprt.elo_high)}]"
+        )
+    return lines
+
+
+def _elo(value: float) -> str:
+    return "+inf" if value == float("inf") else "-inf" if value == float("-inf") else f"{value:+.1f}"

@@ -33,6 +33,7 @@ from referee.core.verdict import printable
 from referee.games import Lifetime
 from referee.match import GIVE_UP_AFTER
 from referee.seats.process import sandbox
+from referee.stats.sprt import SprtSpec, parse_sprt
 from referee.tournament.config import (
     ConfigError,
     RunSettings,
@@ -78,12 +79,22 @@ _SETTABLE = (
     "qualify_games",
     "seeding",
     "seeding_games",
+    "sprt",
     "concurrency",
     "out",
     "sandbox",
     "give_up_after",
 )
 _SWITCHES = ("duplicate", "recover", "allow_root_bots", "build", "quiet", "game_logs")
+
+
+def _sprt(text: str | None) -> SprtSpec | None:
+    if text is None:
+        return None
+    try:
+        return parse_sprt(text)
+    except ValueError as exc:
+        raise ConfigError(f"--sprt: {exc}") from None
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -144,6 +155,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--duplicate", action="store_true", default=None, help="each deal once per seat rotation"
+    )
+    parser.add_argument(
+        "--sprt",
+        metavar="'elo0=E0 elo1=E1 [alpha=A] [beta=B]'",
+        help="gauntlet, round robin of two-bot matches: stop each match as soon as a sequential "
+        "probability ratio test decides (a gauntlet tests its candidate; --games is the most played)",
     )
     parser.add_argument(
         "--recover", action="store_true", default=None, help="restart a crashed bot for its next game"
@@ -321,6 +338,7 @@ def prepare(args: argparse.Namespace) -> Prepared:
         recover=bool(values.get("recover", False)),
         give_up_after=values.get("give_up_after", GIVE_UP_AFTER),
         unstartable={e.spec.name: e.problem for e in everyone if e.problem is not None},
+        sprt=_sprt(values.get("sprt")),
     )
     try:
         game(**config.options)
@@ -498,7 +516,7 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
         try:
             if not reader:
                 reader.append(Store.read(out))
-            current = standings.compute(reader[0], cache)
+            current = standings.compute(reader[0], cache, ratings=False)
             rows, header = report.top_rows(current, 5)
             display.standings(rows, header)
         except Exception:  # the display must never stop the tournament

@@ -19,6 +19,8 @@ from typing import Any, Literal
 import msgspec
 
 from referee.core.verdict import Forfeit
+from referee.stats.intervals import Moments
+from referee.stats.sprt import SprtResult
 
 #: A step's kinds: ``ask`` a request and its reply; ``tell`` an information line;
 #: ``down`` a penalty taken for a seat whose bot was not running (nothing was sent).
@@ -108,6 +110,40 @@ class BotFigures(msgspec.Struct, omit_defaults=False):
     tallies: dict[str, float] = {}
 
 
+#: A unit's finishing orders, game by game: each game's tie groups, best first, each a
+#: list of lineup positions (``[[[1], [0, 2]]]``: bot 1 first, bots 0 and 2 level second).
+UnitPlacements = list[list[list[int]]]
+
+
+class MatchEvidence(msgspec.Struct, kw_only=True, omit_defaults=True):
+    """What ratings and intervals need of a match, kept as it is played (O(seats) per
+    game; :mod:`referee.match.evidence`).
+
+    A *unit* is the games of one deal: one game, or with ``--duplicate`` the deal played
+    once per seat rotation.  Units are the independent observations; games of one deal
+    are not (:mod:`referee.stats.intervals`).  Bots are named by their lineup position
+    (the order of :attr:`MatchRecord.players`).
+    """
+
+    #: Games in a whole unit: 1, or the number of seats with ``--duplicate``.
+    games_per_unit: int
+    #: Units played; the last may be cut short (a stopped match).
+    units: int = 0
+    #: Per lineup position: [units, Σ, Σ²] of the bot's mean score per game in each unit.
+    scores: list[Moments] = []
+    #: Two seats: ``points[k]`` whole units in which the first bot scored k half-points
+    #: (a game won 2, drawn 1, lost 0; k from 0 to 2 · games_per_unit).
+    points: list[int] = []
+    #: Two seats: a last unit cut short, as [games, half-points of the first bot].
+    partial: list[int] | None = None
+    #: Two seats: [units, Σ, Σ²] of the first bot's *edge* per game in each unit — half
+    #: its score minus the other's: its own score in a zero-sum game (dice poker, Hold'em),
+    #: and a paired measure in any other (the same dice for both, with ``--duplicate``).
+    edge: Moments | None = None
+    #: More seats: each distinct unit's finishing orders and how many units had them.
+    placements: list[tuple[UnitPlacements, int]] = []
+
+
 class MatchRecord(msgspec.Struct, omit_defaults=False):
     """A match's results: what was asked for, how far it got, and each bot's figures."""
 
@@ -124,6 +160,14 @@ class MatchRecord(msgspec.Struct, omit_defaults=False):
     duplicate: bool = False
     #: Why the match ended before ``games_requested`` games, when it did.
     stopped: str | None = None
+    #: Per-unit sufficient statistics for intervals and ratings (``None`` in records
+    #: written before they were kept: readers rebuild them from the games).
+    evidence: MatchEvidence | None = None
+    #: The sequential test, when the match ran one (``--sprt``): its counts, LLR, bounds
+    #: and decision.  A match it decided ends early, ``completed`` all the same.
+    sprt: SprtResult | None = None
+    #: The bot the test is about ("is it elo1 rather than elo0 stronger than the other?").
+    sprt_bot: str | None = None
 
     def player(self, name: str) -> BotFigures:
         """The figures of the bot named ``name``."""

@@ -30,6 +30,7 @@ from referee.core.records import BotFigures, GameForfeit, GameRecord, MatchRecor
 from referee.core.seeding import SEEDS
 from referee.core.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
 from referee.games import DeadBot, Game, GameState
+from referee.match.evidence import EvidenceTally
 from referee.match.lineup import Lineup, MatchError, OutputError, Player
 from referee.match.schedule import Scheduled, games_to_play, schedule, seat_order
 from referee.match.scoreboard import PlayerStats, tally_game
@@ -42,6 +43,7 @@ from referee.sinks._abc import MatchInfo, Sink
 from referee.sinks.export import ExportFile
 from referee.sinks.gamelog import GameLog
 from referee.sinks.summary import SummaryFile
+from referee.stats.sprt import SprtTally
 
 #: Characters of a faulted request or reply kept in the forfeit details.
 DETAIL_CHARS = 1000
@@ -143,6 +145,21 @@ class Match:
         for name, reason in config.unstartable.items():
             self.mark_unstartable(name, reason)
         self.games_requested = games_to_play(config.games, len(specs), config.duplicate)
+        #: Per-deal statistics for intervals and ratings (the record's ``evidence``).
+        self.evidence = EvidenceTally(n, n if config.duplicate else 1)
+        #: The sequential test that may end the match early (``--sprt``), on the first
+        #: bot's points; games of one deal come in pairs with ``--duplicate``.
+        self.sprt: SprtTally | None = None
+        self._sprt_position = 0
+        if config.sprt is not None:
+            if n != 2:
+                raise MatchError(f"--sprt compares two bots; this match has {n}")
+            names = [p.name for p in self.players]
+            if config.sprt_bot is not None:
+                if config.sprt_bot not in names:
+                    raise MatchError(f"the SPRT's bot {config.sprt_bot} is not in the match")
+                self._sprt_position = names.index(config.sprt_bot)
+            self.sprt = SprtTally(config.sprt, paired=config.duplicate)
         self.games_played = 0
         self.completed = False
         #: Why the match ended early; set by whoever stopped it.
@@ -280,12 +297,19 @@ class Match:
         standing = self.result  # what a checkpointing sink asks for, bound once
         sinks = self.sinks
         stats = self._stats
+        evidence = self.evidence
+        sprt = self.sprt
+        tested = self._sprt_position
         played = 0
         for scheduled in itertools.islice(planned, max(0, left)):
             record = await self.play_game(scheduled)
             self.games_played += 1
             played += 1
             tally_game(record, stats)
+            evidence.add(record)
+            decided = sprt is not None and sprt.add(_points_of(record, tested)) is not None
+            if decided:
+                self.completed = True  # the test has its answer: the match is over
             for sink in sinks:
                 try:
                     sink.game(record, standing)
@@ -294,6 +318,8 @@ class Match:
                     raise OutputError(
                         f"could not write {where} after game {scheduled.index}: {exc.strerror or exc}"
                     ) from exc
+            if decided:
+                return True
             if self.games_played < self.games_requested:
                 await self.lineup.between_games(scheduled.index + 1)
         return played < left
@@ -563,7 +589,19 @@ class Match:
             options=dict(self.config.options),
             duplicate=self.config.duplicate,
             stopped=self.stopped,
+            evidence=self.evidence.result(),
+            sprt=self.sprt.result() if self.sprt is not None else None,
+            sprt_bot=self.players[self._sprt_position].name if self.sprt is not None else None,
         )
+
+
+def _points_of(record: GameRecord, position: int) -> float:
+    """The points of the lineup's bot ``position`` in a two-bot game: 1 a win, ½ a
+    draw, 0 a loss (it sits in seat ``(position + rotation) mod 2``)."""
+    ranks = record.ranks
+    seat = (position + record.rotation) % 2
+    mine, theirs = ranks[seat], ranks[1 - seat]
+    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
 
 
 def _asked(seat: int, line: bytes, reply: bytes) -> Step:

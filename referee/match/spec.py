@@ -8,6 +8,7 @@ import msgspec
 
 from referee.core.botspec import BotSpec
 from referee.core.limits import LimitsOverride
+from referee.stats.sprt import SprtSpec
 
 #: A bot that fails to start, or dies before its first answer, this many times in a row
 #: sits out the rest of the match (``--give-up-after``): each try can cost a whole
@@ -49,6 +50,11 @@ class MatchConfig(msgspec.Struct, frozen=True):
     #: Bots that can never start in this match, with why (a failed build; a bot a
     #: tournament has given up on): they forfeit their games without being started.
     unstartable: dict[str, str] = {}
+    #: Stop as soon as this sequential test decides between its hypotheses (two bots;
+    #: pentanomial on deal pairs with ``duplicate``, trinomial otherwise).
+    sprt: SprtSpec | None = None
+    #: The bot the test is about, by name; ``None``: the first of the lineup.
+    sprt_bot: str | None = None
 
 
 class MatchSpec(msgspec.Struct, frozen=True):

@@ -33,6 +33,7 @@ import msgspec
 
 from referee.core.limits import LimitsOverride
 from referee.match.spec import GIVE_UP_AFTER
+from referee.stats.sprt import SprtSpec
 
 #: How double elimination and Swiss seed the field: in the order given, or by a
 #: seeding round robin played first.
@@ -83,6 +84,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     give_up_after: int = GIVE_UP_AFTER
     #: Bots that can never start (their build failed, they could not be named), with why.
     unstartable: dict[str, str] = {}
+    #: Stop each main-stage match as soon as this sequential test decides (``--sprt``;
+    #: gauntlet and round robin of two-seat games): ``games`` is then the most played.
+    sprt: SprtSpec | None = None
 
     @property
     def everyone(self) -> list[str]:
@@ -161,6 +165,7 @@ FILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "build": bool,
     "quiet": bool,
     "game_logs": bool,
+    "sprt": str,
 }
 
 

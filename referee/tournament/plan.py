@@ -153,6 +153,8 @@ def check(config: TournamentConfig, game: type[Game]) -> None:
             raise ConfigError("a gauntlet needs at least one bot that is not a candidate")
     elif config.candidates:
         raise ConfigError("--candidates is for the gauntlet format")
+    if config.sprt is not None and (config.format not in ("gauntlet", "round-robin") or seats != 2):
+        raise ConfigError("--sprt is for gauntlets and round robins of two-bot matches")
     if config.seeding not in ("given", "round-robin"):
         raise ConfigError(f"--seeding must be given or round-robin, got {config.seeding!r}")
     if config.seeding != "given" and config.format not in ("double-elimination", "swiss"):

@@ -89,13 +89,45 @@ def _games(row: BotRow) -> str:
     return f"{row.games}*" if row.provisional_games else str(row.games)
 
 
-def crosstable_cell(cell: Cell | None, kind: str) -> str:
+def crosstable_cell(cell: Cell | None, kind: str, standing: str = "wins") -> str:
     """One crosstable cell (module docstring: the format); empty for no meeting."""
     if cell is None:
         return ""
     if kind == "two-seat":
-        return f"{cell.wins}-{cell.draws}-{cell.losses} ({_signed(cell.net_score)})"
-    return f"{cell.ahead}/{cell.level}/{cell.behind}"
+        text = f"{cell.wins}-{cell.draws}-{cell.losses} ({_signed(cell.net_score)})"
+        if standing == "wins" and cell.rate is not None and cell.rate_low is not None:
+            # Its interval as its ends: near 0 % or 100 % it is not symmetric (Wilson's).
+            text += f" {cell.rate:.0%} [{cell.rate_low:.0%}, {cell.rate_high or 0.0:.0%}]"
+    else:
+        text = f"{cell.ahead}/{cell.level}/{cell.behind}"
+    if (standing == "score" or kind != "two-seat") and cell.mean_score_low is not None:
+        text += f" {cell.mean_score:+.2f}±{_half(cell.mean_score_low, cell.mean_score_high):.2f}"
+    return text
+
+
+def _half(low: float | None, high: float | None) -> float:
+    return 0.0 if low is None or high is None else (high - low) / 2
+
+
+def elo_text(row: BotRow) -> str:
+    """``+52 [+31, +74]``: the rating and its interval; empty without one."""
+    if row.elo is None:
+        return ""
+    return f"{row.elo:+.0f} [{row.elo_low or 0.0:+.0f}, {row.elo_high or 0.0:+.0f}]"
+
+
+def rank_range(row: BotRow) -> str:
+    """``2–4``: the ranks the rating's replicates give the bot; empty without one."""
+    if row.rank_low is None:
+        return ""
+    return str(row.rank_low) if row.rank_low == row.rank_high else f"{row.rank_low}–{row.rank_high}"
+
+
+def mean_score_text(row: BotRow) -> str:
+    """The mean score per game, ``± half-width`` of its interval when known."""
+    if row.mean_score_low is None or row.mean_score_high is None:
+        return f"{row.mean_score:.2f}"
+    return f"{row.mean_score:.2f} ± {_half(row.mean_score_low, row.mean_score_high):.2f}"
 
 
 def columns(standings: Standings, *, compact: bool = False) -> list[Column]:
@@ -113,11 +145,14 @@ def columns(standings: Standings, *, compact: bool = False) -> list[Column]:
     if bracket:
         cols.append(("bracket", lambda r: r.bracket or ""))
     cols.append(("points", lambda r: number(r.points)))
+    rated = standings.ratings is not None
+    if rated:
+        cols += [("Elo [95%]", elo_text), ("ranks", rank_range)]
     if compact:
         cols += [
             ("W-D-L", lambda r: f"{r.wins}-{r.draws}-{r.losses}"),
             ("games", _games),
-            ("mean score", lambda r: f"{r.mean_score:.2f}"),
+            ("mean score", mean_score_text),
             ("forfeits", lambda r: str(sum(r.forfeits.values()))),
         ]
         return cols
@@ -126,7 +161,7 @@ def columns(standings: Standings, *, compact: bool = False) -> list[Column]:
         ("D", lambda r: str(r.draws)),
         ("L", lambda r: str(r.losses)),
         ("games", _games),
-        ("mean score", lambda r: f"{r.mean_score:.2f}"),
+        ("mean score", mean_score_text),
         ("mean rank", lambda r: f"{r.mean_rank:.2f}"),
         ("forfeits", lambda r: _forfeits(r.forfeits)),
         ("CPU s", lambda r: f"{r.cpu_seconds:.1f}"),
@@ -196,7 +231,8 @@ def crosstable_csv(standings: Standings) -> str:
     writer.writerow(["bot", *table.bots])
     for row in table.bots:
         cells = table.cells.get(row, {})
-        writer.writerow([row, *(crosstable_cell(cells.get(col), table.kind) for col in table.bots)])
+        standing = standings.tournament.standing
+        writer.writerow([row, *(crosstable_cell(cells.get(col), table.kind, standing) for col in table.bots)])
     return buffer.getvalue()
 
 
@@ -238,6 +274,7 @@ def markdown(standings: Standings) -> str:
     lines += _md_table([h for h, _ in cols], [[show(r) for _, show in cols] for r in standings.rows])
     if any(r.provisional_games for r in standings.rows):
         lines += ["", "\\* includes games of running matches (provisional)."]
+    lines += _md_ratings(standings)
     lines += _md_qualification(standings)
     if standings.seeds:
         lines += ["", "## Seeds", ""] + [f"{i}. {_md(b)}" for i, b in enumerate(standings.seeds, 1)]
@@ -309,19 +346,81 @@ def _md_qualification(standings: Standings) -> list[str]:
     return lines
 
 
+def _md_ratings(standings: Standings) -> list[str]:
+    """The ratings section: each bot's Elo with its interval, its rank range and the
+    likelihood that it is stronger than the next; then the sequential tests."""
+    ratings = standings.ratings
+    lines: list[str] = []
+    if ratings is not None:
+        model = "Bradley–Terry" if ratings.method == "bradley-terry" else "Plackett–Luce"
+        lines += [
+            "",
+            "## Ratings",
+            "",
+            f"{model} fit on every done main-stage match at once ({ratings.matches} matches, "
+            f"{ratings.units} deals); Elo centred on the field's mean, {ratings.confidence:.0%} "
+            f"intervals and rank ranges from {ratings.replicates} bootstrap replicates resampling deals "
+            "within each match; LOS: the likelihood of being stronger than the next bot.",
+            "",
+        ]
+        rows = [
+            [
+                b.bot,
+                f"{b.elo:+.1f}",
+                f"[{b.low:+.1f}, {b.high:+.1f}]",
+                str(b.rank_low) if b.rank_low == b.rank_high else f"{b.rank_low}–{b.rank_high}",
+                "" if b.los_next is None else f"{b.los_next:.1%}",
+            ]
+            for b in ratings.bots
+        ]
+        lines += _md_table(["bot", "Elo", "interval", "ranks", "LOS over next"], rows)
+    tests = sprt_lines(standings)
+    if tests:
+        lines += ["", "## Sequential tests", ""] + [f"- {_md(t)}" for t in tests]
+    return lines
+
+
+def sprt_lines(standings: Standings) -> list[str]:
+    """One line per pair whose match ran a sequential test (``--sprt``)."""
+    out = []
+    table = standings.crosstable
+    for row in table.bots:
+        for col, cell in table.cells.get(row, {}).items():
+            t = cell.sprt
+            if t is None:
+                continue
+            state = f"{t.decision} accepted" if t.decision else "undecided"
+            out.append(
+                f"{row} vs {col}: {state} — LLR {t.llr:.2f} in [{t.lower:.2f}, {t.upper:.2f}] after "
+                f"{t.games} games ({t.statistics}, {t.model} elo0={t.elo0:g} elo1={t.elo1:g} "
+                f"alpha={t.alpha:g} beta={t.beta:g}; Elo {t.elo:+.1f} [{t.elo_low:+.1f}, {t.elo_high:+.1f}])"
+            )
+    return out
+
+
 def _md_crosstable(standings: Standings) -> list[str]:
     table = standings.crosstable
     if not table.bots:
         return []
+    standing = standings.tournament.standing
     if table.kind == "two-seat":
-        how = "Row bot against column bot over their main-stage matches: games won-drawn-lost (net score)."
+        how = "Row bot against column bot over their main-stage matches: games won-drawn-lost (net score)"
+        how += (
+            ", then the row bot's edge per game (half its score minus the column bot's: its own "
+            "chips in a zero-sum game) ± the half-width of its 95% interval over deals."
+            if standing == "score"
+            else ", then its score rate (win 1, draw ½) with its 95% interval over deals."
+        )
     else:
         how = (
-            "Row bot against column bot over the games where both sat: placed ahead/level/behind "
-            "(the row bot's mean score in those games in standings.json)."
+            "Row bot against column bot over the games where both sat: placed ahead/level/behind, then "
+            "the row bot's mean score per game in those games ± the half-width of its 95% interval."
         )
     rows = [
-        [row, *(crosstable_cell(table.cells.get(row, {}).get(col), table.kind) for col in table.bots)]
+        [
+            row,
+            *(crosstable_cell(table.cells.get(row, {}).get(col), table.kind, standing) for col in table.bots),
+        ]
         for row in table.bots
     ]
     return ["", "## Crosstable", "", how, "", *_md_table(["bot", *table.bots], rows)]
@@ -395,6 +494,8 @@ def print_standings(standings: Standings, console: Console, top: int | None = No
         for q in standings.qualification:
             q_table.add_row(*(Text(printable(cell)) for cell in _qualification_cells(q)))
         console.print(q_table)
+    for line in sprt_lines(standings):
+        console.print(Text(printable("SPRT " + line)))
     if standings.bracket_text:
         console.print(Text(printable_lines(standings.bracket_text)))
 

@@ -40,7 +40,7 @@ from referee.tournament import wire
 from referee.tournament.config import RunSettings, TournamentConfig
 from referee.tournament.formats import MatchOutcome
 from referee.tournament.live import LiveDisplay
-from referee.tournament.plan import DONE, Plan, Planned, match_seed, outcome_of
+from referee.tournament.plan import DONE, MAIN, Plan, Planned, match_seed, outcome_of
 from referee.tournament.sink import StoreSink
 from referee.tournament.store import Store
 from referee.tournament.workers import MatchExecutor, SessionExecutor, usable_cores
@@ -140,6 +140,10 @@ class Runner:
             ids=[self.ids[b] for b in planned.bots],
             unstartable={b: self.config.unstartable[b] for b in planned.bots if b in self.config.unstartable},
         )
+        if self.config.sprt is not None and planned.stage == MAIN:
+            # A gauntlet tests its candidate; a round robin the pairing's first bot.
+            tested = next((b for b in planned.bots if b in self.config.candidates), planned.bots[0])
+            config = msgspec.structs.replace(config, sprt=self.config.sprt, sprt_bot=tested)
         return MatchSpec(bots=[self.specs[b] for b in planned.bots], config=config)
 
     def run_spec(self, planned: Planned, stored: MatchSpec) -> MatchSpec:

@@ -73,6 +73,7 @@ import msgspec
 from referee import games
 from referee.core.records import GameForfeit, MatchRecord
 from referee.games import Standing
+from referee.stats.sprt import SprtResult
 from referee.tournament.config import ConfigError, TournamentConfig, rounds_of
 from referee.tournament.formats import DoubleElimination, Format, MatchOutcome, Swiss, Tables
 from referee.tournament.plan import (
@@ -85,6 +86,7 @@ from referee.tournament.plan import (
     outcome_of,
     qualify_key,
 )
+from referee.tournament.ratings import Played, Ratings, pair_results, rate, read_played, score_intervals
 from referee.tournament.store import Store, StoreError
 
 #: Forfeits shown in full per bot (the rest are counted by verdict).
@@ -172,6 +174,16 @@ class BotRow(msgspec.Struct, kw_only=True):
     buchholz: float | None = None
     #: Double elimination: ``champion``, ``runner-up``, ``out in L3-1``, ``one loss``, ``unbeaten``.
     bracket: str | None = None
+    #: The rating (:class:`~referee.tournament.ratings.Ratings`, done matches): Elo in
+    #: [elo_low, elo_high] and the ranks it may take, rank_low (best) to rank_high.
+    elo: float | None = None
+    elo_low: float | None = None
+    elo_high: float | None = None
+    rank_low: int | None = None
+    rank_high: int | None = None
+    #: The interval of the mean score per game, over the done matches' deals.
+    mean_score_low: float | None = None
+    mean_score_high: float | None = None
 
 
 class QualificationRow(msgspec.Struct, kw_only=True):
@@ -198,6 +210,10 @@ class Cell(msgspec.Struct, kw_only=True, omit_defaults=True):
     bot's total minus the column bot's).  Multi-seat: over the games where both sat, how
     often the row bot placed ahead of, level with, behind the column bot, and its own
     mean score in those games.
+
+    With intervals over the done matches' deals (:mod:`referee.tournament.ratings`): the
+    row bot's score rate (two-seat: win 1, draw ½ per game) and mean score per game, and
+    the sequential test (``--sprt``) of the pair, in the row of the bot it tested.
     """
 
     games: int
@@ -210,6 +226,13 @@ class Cell(msgspec.Struct, kw_only=True, omit_defaults=True):
     level: int = 0
     behind: int = 0
     mean_score: float = 0.0
+    rate: float | None = None
+    rate_low: float | None = None
+    rate_high: float | None = None
+    mean_score_low: float | None = None
+    mean_score_high: float | None = None
+    units: int = 0
+    sprt: SprtResult | None = None
 
 
 class Crosstable(msgspec.Struct, kw_only=True):
@@ -267,6 +290,9 @@ class Standings(msgspec.Struct, kw_only=True):
     swiss: dict[str, Any] | None = None
     #: Tables: ``Tables.balance().as_dict()``.
     balance: dict[str, Any] | None = None
+    #: Ratings with intervals over the main stage's done matches; ``None`` when not
+    #: computed (the live view) or before any match is done.
+    ratings: Ratings | None = None
 
 
 # ---------------------------------------------------------------------- tallies
@@ -338,6 +364,7 @@ class Cache:
         self.games: dict[int, _Games] = {}
         self.details: dict[tuple[int, str], list[FaultDetail]] = {}
         self.formats: dict[tuple[str, ...], Format | None] = {}
+        self.played: dict[int, tuple[int, Played]] = {}
 
 
 @dataclass(slots=True)
@@ -710,16 +737,19 @@ def _crosstable(main: Sequence[_Match], bots: Sequence[str], seats: int) -> Cros
 # ---------------------------------------------------------------------- compute
 
 
-def compute(store: Store, cache: Cache | None = None) -> Standings:
+def compute(store: Store, cache: Cache | None = None, *, ratings: bool = True) -> Standings:
     """The standings of the tournament in ``store`` as it stands now (module docstring:
     what is counted, the points and rank formulas).  Raises :class:`StandingsError` for
-    a store whose configuration this referee cannot read."""
+    a store whose configuration this referee cannot read.
+
+    ``ratings``: also fit the ratings and intervals (:mod:`referee.tournament.ratings`);
+    a bootstrap of a large field takes a second or two, so a live view leaves them out."""
     cache = cache if cache is not None else Cache()
     with store.snapshot() as conn:
-        return _compute(store, conn, cache)
+        return _compute(store, conn, cache, ratings)
 
 
-def _compute(store: Store, conn: sqlite3.Connection, cache: Cache) -> Standings:
+def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings: bool) -> Standings:
     config = _config(store)
     try:
         game = games.get(config.game)
@@ -746,16 +776,54 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache) -> Standings:
     extras = _format_extras(rows, fmt, main, main_outcomes, plan.seats)
     ranked = [bot for _, bot in order]
     complete = _complete(plan, fmt, outcomes, {m.key for m in matches if m.status == "done"})
+    crosstable = _crosstable(main, ranked, plan.seats)
+    ratings = None
+    if with_ratings:
+        done = [(m.id, m.attempts) for m in main if m.status == "done"]
+        played = read_played(conn, done, cache.played)
+        seeding = [(m.id, m.attempts) for m in matches if m.stage == SEEDING and m.status == "done"]
+        ratings = rate(ranked, read_played(conn, seeding, cache.played) + played, store.seed)
+        _add_intervals(rows, crosstable, ratings, played)
     return Standings(
         tournament=_info(store, conn, config, plan, matches, _stage(plan, outcomes, complete), len(entrants)),
         rows=rows,
         qualification=qualification,
         not_qualified=not_qualified,
         seeds=list(seeded) if seeded is not None and adaptive else None,
-        crosstable=_crosstable(main, ranked, plan.seats),
+        crosstable=crosstable,
         faults=_faults(conn, config, matches, ranked, cache),
+        ratings=ratings,
         **extras,
     )
+
+
+def _add_intervals(
+    rows: Sequence[BotRow], crosstable: Crosstable, ratings: Ratings | None, played: Sequence[Played]
+) -> None:
+    """Fill the rows' rating and interval columns and the crosstable cells' intervals."""
+    by_bot = {r.bot: r for r in ratings.bots} if ratings is not None else {}
+    intervals = score_intervals([row.bot for row in rows], played)
+    for row in rows:
+        rating = by_bot.get(row.bot)
+        if rating is not None:
+            row.elo, row.elo_low, row.elo_high = rating.elo, rating.low, rating.high
+            row.rank_low, row.rank_high = rating.rank_low, rating.rank_high
+        iv = intervals.get(row.bot)
+        if iv is not None and iv.low is not None and iv.high is not None:
+            row.mean_score_low = round(iv.low, _DIGITS)
+            row.mean_score_high = round(iv.high, _DIGITS)
+    pairs = pair_results(played)
+    for row_bot, cells in crosstable.cells.items():
+        for column, cell in cells.items():
+            pair = pairs.get((row_bot, column))
+            if pair is None:
+                continue
+            cell.units = pair.units
+            cell.rate, cell.rate_low, cell.rate_high = pair.rate, pair.rate_low, pair.rate_high
+            if crosstable.kind == "two-seat":
+                cell.mean_score = pair.mean_score
+            cell.mean_score_low, cell.mean_score_high = pair.mean_score_low, pair.mean_score_high
+            cell.sprt = pair.sprt
 
 
 def _read_matches(conn: sqlite3.Connection, plan: Plan, cache: Cache) -> list[_Match]:

@@ -923,6 +923,8 @@ def _difference(stored: Any, given: Any, where: str = "") -> str | None:
     if isinstance(stored, dict) and isinstance(given, dict):
         for name in sorted(stored.keys() | given.keys()):
             path = f"{where}.{name}" if where else name
+            if stored.get(name) is None and given.get(name) is None:
+                continue  # a setting added since the store was made, left unset
             if name not in given:
                 return f"{path}: stored, not given"
             if name not in stored:

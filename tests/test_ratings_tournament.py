@@ -1,0 +1,221 @@
+"""Issue 12, through the command line: ratings with intervals in the standings, the
+sequential test in gauntlets and matches, and ``referee plan``.
+
+The statistics themselves are checked on simulated fields in ``test_ratings_stats.py``,
+``test_sprt.py`` and ``test_intervals.py``; here, that a tournament's results reach them
+and come back in ``standings.json``, ``standings.md``, ``crosstable.csv`` and on the
+terminal, the same on every reading.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+
+import pytest
+from conftest import SAMPLES
+from test_tournament import READER, py, referee, refused, standings, tournament
+
+pytestmark = pytest.mark.usefixtures("built_samples")
+
+YAHTZEE = SAMPLES / "yahtzee"
+DICE_POKER = SAMPLES / "dice_poker"
+LIARS_DICE = SAMPLES / "liars_dice"
+COMPETENT = str(YAHTZEE / "bin/competent")
+EQUILIBRIUM = str(DICE_POKER / "bin/equilibrium")
+
+
+def _check_rows(rows: list[dict]) -> None:
+    for row in rows:
+        assert row["elo_low"] <= row["elo"] <= row["elo_high"], row
+        assert 1 <= row["rank_low"] <= row["rank_high"] <= len(rows), row
+        assert row["mean_score_low"] <= row["mean_score"] <= row["mean_score_high"], row
+
+
+def test_a_round_robin_reports_ratings_intervals_and_rank_ranges(tmp_path):
+    """The issue: "`referee standings DIR` shows rating ± interval and the rank ranges
+    they imply; `DIR/standings.json` carries them; the crosstable shows per-pair results
+    with intervals."  Two copies of one bot and a random one: the copies' rank ranges
+    overlap, the random bot is last for sure."""
+    out = tmp_path / "rr"
+    rand = py(YAHTZEE / "random_player.py")
+    tournament(out, COMPETENT, COMPETENT, rand, "--game", "yahtzee", "--games", "30", "--seed", "4")
+    data = standings(out)
+    ratings = data["ratings"]
+    assert ratings["method"] == "bradley-terry" and ratings["matches"] == 3 and ratings["units"] == 90
+    assert ratings["replicates"] == 1000 and ratings["confidence"] == 0.95
+    rows = {r["bot"]: r for r in data["rows"]}
+    _check_rows(data["rows"])
+    assert rows["random_player"]["rank_low"] == rows["random_player"]["rank_high"] == 3
+    assert rows["random_player"]["elo_high"] < min(
+        rows["competent-1"]["elo_low"], rows["competent-2"]["elo_low"]
+    )
+    assert rows["competent-1"]["rank_low"] == 1 and rows["competent-1"]["rank_high"] == 2
+    # Ratings are in rating order, each but the last with its LOS over the next.
+    elos = [b["elo"] for b in ratings["bots"]]
+    assert elos == sorted(elos, reverse=True)
+    assert (
+        all(0 <= b["los_next"] <= 1 for b in ratings["bots"][:-1]) and ratings["bots"][-1]["los_next"] is None
+    )
+    assert abs(sum(elos)) < 1.0  # centred on the field's mean
+    # The crosstable: score rates with intervals; two cells of a pair mirror each other.
+    cell = data["crosstable"]["cells"]["competent-1"]["random_player"]
+    back = data["crosstable"]["cells"]["random_player"]["competent-1"]
+    assert cell["rate_low"] <= cell["rate"] <= cell["rate_high"] and cell["units"] == 30
+    assert cell["rate"] + back["rate"] == pytest.approx(1.0)
+    assert cell["rate_low"] == pytest.approx(1 - back["rate_high"], abs=1e-6)
+    csv_text = (out / "crosstable.csv").read_text()
+    assert "% [" in csv_text  # score rates with their intervals
+    md = (out / "standings.md").read_text()
+    assert "## Ratings" in md and "Bradley–Terry" in md and "LOS over next" in md
+    shown = referee("standings", str(out))
+    assert shown.returncode == 0 and "Elo [95%]" in shown.stdout and "ranks" in shown.stdout
+    # The bootstrap is seeded from the tournament's seed: every reading agrees.
+    again = json.loads(referee("standings", str(out), "--json").stdout)
+    assert again["ratings"] == ratings and again["rows"] == data["rows"]
+
+
+def test_tables_of_a_multi_seat_game_are_rated_by_plackett_luce(tmp_path):
+    """The issue: "multi-seat games (Liar's Dice, Hold'em tables): a Plackett–Luce fit
+    over placements, with intervals"."""
+    out = tmp_path / "tables"
+    prob = py(LIARS_DICE / "probabilistic.py")
+    rand = py(LIARS_DICE / "random_legal.py")
+    tournament(
+        out, READER, prob, rand, READER, prob, "--game", "liars-dice", "--format", "tables",
+        "--table-size", "4", "--games", "12", "--seed", "5",
+    )  # fmt: skip
+    data = standings(out)
+    assert data["ratings"]["method"] == "plackett-luce"
+    _check_rows(data["rows"])
+    rows = {r["bot"]: r for r in data["rows"]}
+    # random_legal never wins a Liar's Dice table against these: it is rated last.
+    assert data["ratings"]["bots"][-1]["bot"] == "random_legal"
+    assert rows["random_legal"]["elo_high"] < rows["reader-1"]["elo_low"]
+    cell = data["crosstable"]["cells"]["reader-1"]["random_legal"]
+    assert cell["mean_score_low"] <= cell["mean_score"] <= cell["mean_score_high"]
+
+
+def test_a_gauntlet_stops_each_pairing_when_its_sprt_decides(tmp_path):
+    """The issue: "SPRT for gauntlets and matches ... stop a pairing as soon as the test
+    decides, on pentanomial statistics of paired games when games come in pairs ... The
+    standings show H0/H1 accepted and the LLR with its bounds."  The candidate (the
+    seed's equilibrium strategy) against a bot that always folds wins almost every deal:
+    H1 long before the 20,000 games allowed."""
+    out = tmp_path / "g"
+    fold = py(DICE_POKER / "always_fold.py")
+    call = py(DICE_POKER / "always_call.py")
+    tournament(
+        out, EQUILIBRIUM, fold, call, "--game", "dice-poker", "--format", "gauntlet",
+        "--candidates", "equilibrium", "--games", "20000", "--duplicate", "--seed", "9",
+        "--sprt", "elo0=0 elo1=20 alpha=0.05 beta=0.05",
+    )  # fmt: skip
+    data = standings(out)
+    cells = data["crosstable"]["cells"]["equilibrium"]
+    test = cells["always_fold"]["sprt"]
+    assert test["decision"] == "H1" and test["statistics"] == "pentanomial"
+    assert test["llr"] >= test["upper"] == pytest.approx(2.944, abs=1e-3)
+    assert test["games"] < 20_000 and test["games"] % 2 == 0
+    assert cells["always_fold"]["games"] == test["games"]
+    # The test is about the candidate: the field bot's row has none.
+    assert "sprt" not in data["crosstable"]["cells"]["always_fold"]["equilibrium"]
+    md = (out / "standings.md").read_text()
+    assert "## Sequential tests" in md and "H1 accepted" in md and "LLR" in md
+    shown = referee("standings", str(out))
+    assert "SPRT equilibrium vs always_fold: H1 accepted" in shown.stdout
+
+
+def test_records_without_evidence_are_rebuilt_from_the_stored_games(tmp_path):
+    """Stores written before matches kept their evidence: the standings rebuild it from
+    the games table, to the same ratings and intervals."""
+    out = tmp_path / "old"
+    rand = py(YAHTZEE / "random_player.py")
+    tournament(
+        out, COMPETENT, rand, COMPETENT, "--game", "yahtzee", "--games", "20", "--seed", "8", "--duplicate"
+    )
+    before = standings(out)
+    with sqlite3.connect(out / "results.sqlite") as conn:
+        conn.execute("UPDATE matches SET record = json_remove(record, '$.evidence')")
+        assert conn.execute("SELECT count(*) FROM matches WHERE record LIKE '%evidence%'").fetchone() == (0,)
+    after = json.loads(referee("standings", str(out), "--json").stdout)
+    assert after["ratings"] == before["ratings"]
+    assert after["crosstable"] == before["crosstable"]
+    assert after["rows"] == before["rows"]
+
+
+def test_sprt_options_are_checked_in_one_line(tmp_path):
+    fold = py(DICE_POKER / "always_fold.py")
+    refused(referee("match", EQUILIBRIUM, fold, "--game", "dice-poker", "--sprt", "elo0=5 elo1=0"), "elo0")
+    refused(referee("match", EQUILIBRIUM, fold, "--game", "dice-poker", "--sprt", "elo1=5 gamma=1"), "gamma")
+    refused(
+        referee("tournament", EQUILIBRIUM, fold, fold, "--game", "dice-poker", "--format", "swiss",
+                "--sprt", "elo0=0 elo1=5", "--out", str(tmp_path / "s")),
+        "--sprt", "gauntlet",
+    )  # fmt: skip
+
+
+def test_a_match_prints_its_intervals_and_sprt(tmp_path):
+    fold = py(DICE_POKER / "always_fold.py")
+    done = referee(
+        "match", EQUILIBRIUM, fold, "--game", "dice-poker", "--games", "4000", "--duplicate", "--seed", "2",
+        "--sprt", "elo0=0 elo1=20", "--json", str(tmp_path / "m.json"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "95% intervals over" in done.stdout and "LOS" in done.stdout
+    assert "SPRT (pentanomial" in done.stdout and "H1 accepted after" in done.stdout
+    record = json.loads((tmp_path / "m.json").read_text())
+    assert record["sprt"]["decision"] == "H1" and record["sprt_bot"] == "equilibrium"
+    assert record["games_played"] < 4000 and record["completed"] is True
+    assert record["evidence"]["games_per_unit"] == 2
+
+
+def test_plan_prints_games_needed_with_and_without_duplicate():
+    """The issue: "`referee plan --game G BOT BOT [--diff X] [--confidence 0.95]
+    [--power 0.8]` plays a short pilot, estimates the variance (with and without
+    duplicate), and prints how many games or deals the question needs and how long that
+    takes"."""
+    thresh = py(DICE_POKER / "threshold.py")
+    done = referee(
+        "plan", "--game", "dice-poker", EQUILIBRIUM, thresh, "--diff", "0.1", "--pilot", "400", "--seed", "1"
+    )
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "independent deals" in out and "duplicate deals (x2)" in out
+    assert "games needed" not in out  # the figures, not a placeholder
+    lines = [line for line in out.splitlines() if "deals =" in line]
+    assert len(lines) == 2 and all("games, ~" in line and "games/s" in line for line in lines)
+    assert "variance per game ÷" in out
+    refused(referee("plan", "--game", "dice-poker", EQUILIBRIUM, thresh, "--diff", "0"), "--diff")
+    refused(referee("plan", "--game", "dice-poker", EQUILIBRIUM, thresh, "--elo", "10"), "--elo")
+    refused(referee("plan", "--game", "yahtzee", COMPETENT, COMPETENT, "--power", "1.5"), "--power")
+
+
+def test_ratings_count_the_seeding_round_robin_and_rate_only_bots_that_played(tmp_path):
+    """A double elimination's bracket alone says little: its seeding round robin counts
+    for the ratings too (not for the table's figures, which are the main stage's)."""
+    out = tmp_path / "de"
+    rand = py(YAHTZEE / "random_player.py")
+    tournament(
+        out, COMPETENT, rand, COMPETENT, rand, "--game", "yahtzee", "--format", "double-elimination",
+        "--seeding", "round-robin", "--seeding-games", "6", "--games", "6", "--seed", "3",
+    )  # fmt: skip
+    data = standings(out)
+    with sqlite3.connect(out / "results.sqlite") as conn:
+        (seeding,) = conn.execute("SELECT count(*) FROM matches WHERE key LIKE 'seed-%'").fetchone()
+        (total,) = conn.execute("SELECT count(*) FROM matches WHERE status = 'done'").fetchone()
+    assert seeding == 6
+    assert data["ratings"]["matches"] == total  # seeding and bracket
+    assert sum(r["matches"] for r in data["rows"]) == 2 * (total - seeding)  # the table: the bracket's
+
+
+def test_a_bot_without_games_is_not_rated():
+    from referee.core.records import MatchEvidence
+    from referee.stats.intervals import Moments
+    from referee.tournament.ratings import Played, rate
+
+    evidence = MatchEvidence(
+        games_per_unit=1, units=10, scores=[Moments(10, 6.0, 6.0), Moments(10, 4.0, 4.0)], points=[4, 0, 6]
+    )
+    ratings = rate(["a", "b", "idle"], [Played(("a", "b"), evidence)], seed=1)
+    assert ratings is not None and [r.bot for r in ratings.bots] == ["a", "b"]
+    assert ratings.bots[0].elo == pytest.approx(-ratings.bots[1].elo)
