@@ -97,7 +97,7 @@ def test_a_perfect_record_gets_the_wilson_interval():
     """40 wins in 40 games: the t-interval would have width 0; Wilson's lower end is
     m / (m + z²) = 40 / 43.84 = 0.912 (Wilson 1927, for p̂ = 1)."""
     iv = rate_interval(_moments([1.0] * 40))
-    assert iv.high == pytest.approx(1.0)
+    assert iv.high == 1.0
     assert iv.low == pytest.approx(40 / (40 + z_value() ** 2), abs=1e-9)
     mixed = rate_interval(_moments([1.0, 0.0, 0.5, 1.0]))
     assert mixed.low >= 0.0 and mixed.high <= 1.0
@@ -119,3 +119,12 @@ def test_the_planner_compares_modes_on_the_variance_per_game():
     assert variance_reduction(single, duplicate) == pytest.approx(2, rel=0.05)
     assert duplicate.games_needed == pytest.approx(single.games_needed / 2, rel=0.05)
     assert single.games_needed == units_needed(single.observed.sd, 0.05)
+
+
+def test_superiority_agrees_with_the_interval_beside_it():
+    """Two wins in two games: Wilson's interval [34 %, 100 %] holds 50 %, so the LOS over
+    50 % must stay below 97.5 % (it read 100 % before review, from a zero sd)."""
+    iv = rate_interval(_moments([1.0, 1.0]))
+    assert iv.low < 0.5
+    los = superiority(iv, 0.5)
+    assert los is not None and 0.5 < los < 0.975

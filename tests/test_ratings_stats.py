@@ -428,3 +428,39 @@ def test_ratings_sources_are_ruff_clean():
     for args in (["check", "--output-format", "concise"], ["format", "--check"]):
         done = subprocess.run([ruff, *args, *map(str, SOURCES)], capture_output=True, text=True)
         assert done.returncode == 0, done.stdout + done.stderr
+
+
+# ---------------------------------------------------------------------- few deals per pair
+
+
+def test_parametric_intervals_cover_when_pairs_meet_once():
+    """A pair that met for one deal: resampling its deals cannot vary anything (the
+    within-pair bootstrap gives intervals of width 0, coverage 0 % — found in review), so
+    the replicates' games are drawn from the fitted model.  100 round robins of 8 bots
+    (true Elo spread ±150 around their mean, no draws) with 1 and with 2 games per pair:
+    coverage stays ~95 % (measured with this seed: 94.6 % and 94.9 %; same ±2.5 points as
+    above)."""
+    generator = rng(30)
+    spread = np.linspace(-150.0, 150.0, 8)
+    for games in (1, 2):
+        pairs, counts = round_robins(spread, games, 0.0, 100, generator)
+        hits = [
+            covered(
+                rate_pairs(8, pair_strata(pairs, c), replicates=300, rng=generator, parametric=True), spread
+            )
+            for c in counts
+        ]
+        assert COVERAGE_RANGE[0] <= np.mean(hits) <= COVERAGE_RANGE[1], (games, np.mean(hits))
+
+
+def test_parametric_placement_intervals_cover_with_few_games_per_table():
+    """Tables of 4 from 6 bots, each lineup meeting for 3 games: the parametric
+    bootstrap (every order of a lineup enumerated with its Plackett–Luce probability)
+    covers ~95 % (measured: 94.5 % with this seed, 94.0 % with the next; resampling the
+    3 games within each lineup instead: 86.2 %)."""
+    generator = rng(31)
+    hits = [
+        covered(rate_placements(6, strata, replicates=300, rng=generator, parametric=True), SPREAD)
+        for strata in table_tournaments(SPREAD, 4, 3, 100, generator)
+    ]
+    assert COVERAGE_RANGE[0] <= np.mean(hits) <= COVERAGE_RANGE[1], np.mean(hits)

@@ -27,7 +27,7 @@ EQUILIBRIUM = str(DICE_POKER / "bin/equilibrium")
 
 def _check_rows(rows: list[dict]) -> None:
     for row in rows:
-        assert row["elo_low"] <= row["elo"] <= row["elo_high"], row
+        assert row["rating_low"] <= row["rating"] <= row["rating_high"], row
         assert 1 <= row["rank_low"] <= row["rank_high"] <= len(rows), row
         assert row["mean_score_low"] <= row["mean_score"] <= row["mean_score_high"], row
 
@@ -47,12 +47,12 @@ def test_a_round_robin_reports_ratings_intervals_and_rank_ranges(tmp_path):
     rows = {r["bot"]: r for r in data["rows"]}
     _check_rows(data["rows"])
     assert rows["random_player"]["rank_low"] == rows["random_player"]["rank_high"] == 3
-    assert rows["random_player"]["elo_high"] < min(
-        rows["competent-1"]["elo_low"], rows["competent-2"]["elo_low"]
+    assert rows["random_player"]["rating_high"] < min(
+        rows["competent-1"]["rating_low"], rows["competent-2"]["rating_low"]
     )
     assert rows["competent-1"]["rank_low"] == 1 and rows["competent-1"]["rank_high"] == 2
     # Ratings are in rating order, each but the last with its LOS over the next.
-    elos = [b["elo"] for b in ratings["bots"]]
+    elos = [b["rating"] for b in ratings["bots"]]
     assert elos == sorted(elos, reverse=True)
     assert (
         all(0 <= b["los_next"] <= 1 for b in ratings["bots"][:-1]) and ratings["bots"][-1]["los_next"] is None
@@ -69,7 +69,7 @@ def test_a_round_robin_reports_ratings_intervals_and_rank_ranges(tmp_path):
     md = (out / "standings.md").read_text()
     assert "## Ratings" in md and "Bradley–Terry" in md and "LOS over next" in md
     shown = referee("standings", str(out))
-    assert shown.returncode == 0 and "Elo [95%]" in shown.stdout and "ranks" in shown.stdout
+    assert shown.returncode == 0 and "Elo" in shown.stdout and "ranks" in shown.stdout
     # The bootstrap is seeded from the tournament's seed: every reading agrees.
     again = json.loads(referee("standings", str(out), "--json").stdout)
     assert again["ratings"] == ratings and again["rows"] == data["rows"]
@@ -91,7 +91,7 @@ def test_tables_of_a_multi_seat_game_are_rated_by_plackett_luce(tmp_path):
     rows = {r["bot"]: r for r in data["rows"]}
     # random_legal never wins a Liar's Dice table against these: it is rated last.
     assert data["ratings"]["bots"][-1]["bot"] == "random_legal"
-    assert rows["random_legal"]["elo_high"] < rows["reader-1"]["elo_low"]
+    assert rows["random_legal"]["rating_high"] < rows["reader-1"]["rating_low"]
     cell = data["crosstable"]["cells"]["reader-1"]["random_legal"]
     assert cell["mean_score_low"] <= cell["mean_score"] <= cell["mean_score_high"]
 
@@ -121,6 +121,11 @@ def test_a_gauntlet_stops_each_pairing_when_its_sprt_decides(tmp_path):
     assert "sprt" not in data["crosstable"]["cells"]["always_fold"]["equilibrium"]
     md = (out / "standings.md").read_text()
     assert "## Sequential tests" in md and "H1 accepted" in md and "LLR" in md
+    # Dice poker is ranked by chips: rated in score per game, in the table's order.
+    ratings = data["ratings"]
+    assert ratings["method"] == "chips" and ratings["scale"] == "score per game"
+    by_points = [r["bot"] for r in data["rows"]]
+    assert [b["bot"] for b in ratings["bots"]] == by_points
     shown = referee("standings", str(out))
     assert "SPRT equilibrium vs always_fold: H1 accepted" in shown.stdout
 
@@ -188,6 +193,12 @@ def test_plan_prints_games_needed_with_and_without_duplicate():
     refused(referee("plan", "--game", "dice-poker", EQUILIBRIUM, thresh, "--diff", "0"), "--diff")
     refused(referee("plan", "--game", "dice-poker", EQUILIBRIUM, thresh, "--elo", "10"), "--elo")
     refused(referee("plan", "--game", "yahtzee", COMPETENT, COMPETENT, "--power", "1.5"), "--power")
+    refused(referee("plan", "--game", "yahtzee", COMPETENT, COMPETENT, COMPETENT), "two bots")
+    # A bot that crashes at once: no plan (exit 3), said in the last line.
+    crash = referee(
+        "plan", "--game", "dice-poker", EQUILIBRIUM, py("-c", "'import sys; sys.exit(1)'"), "--pilot", "100"
+    )
+    assert crash.returncode == 3 and "nothing to plan" in crash.stderr.splitlines()[-1], crash.stderr
 
 
 def test_ratings_count_the_seeding_round_robin_and_rate_only_bots_that_played(tmp_path):
@@ -218,4 +229,58 @@ def test_a_bot_without_games_is_not_rated():
     )
     ratings = rate(["a", "b", "idle"], [Played(("a", "b"), evidence)], seed=1)
     assert ratings is not None and [r.bot for r in ratings.bots] == ["a", "b"]
-    assert ratings.bots[0].elo == pytest.approx(-ratings.bots[1].elo)
+    assert ratings.bots[0].rating == pytest.approx(-ratings.bots[1].rating)
+
+
+def test_a_store_of_the_previous_version_resumes(tmp_path):
+    """Found in review: match specs gained ``sprt`` and ``sprt_bot`` (null when unused),
+    and a store whose specs lack them refused to resume ("the schedule changed").  A
+    setting added since, null on one side and absent on the other, is no change."""
+    out = tmp_path / "old"
+    tournament(out, COMPETENT, COMPETENT, "--game", "yahtzee", "--games", "6", "--rounds", "2", "--seed", "3")
+    with sqlite3.connect(out / "results.sqlite") as conn:
+        conn.execute("UPDATE matches SET spec = json_remove(spec, '$.config.sprt', '$.config.sprt_bot')")
+        conn.execute("UPDATE tournament SET config = json_remove(config, '$.sprt')")
+        # The last match as a crash leaves it: to be replayed on resume.
+        (last,) = conn.execute("SELECT max(id) FROM matches").fetchone()
+        conn.execute("UPDATE matches SET status = 'running', record = NULL WHERE id = ?", (last,))
+        conn.execute("DELETE FROM figures WHERE match_id = ?", (last,))
+    done = referee("tournament", "--resume", str(out))
+    assert done.returncode == 0, done.stderr
+    assert standings(out)["tournament"]["matches_done"] == 2
+
+
+def test_short_swiss_matches_get_parametric_intervals(tmp_path):
+    """Found in review: a Swiss of one-game matches gave intervals of width 0 and LOS
+    100 % (resampling one deal varies nothing).  With pairs of fewer than 30 deals the
+    replicates are drawn from the fitted model instead, and the standings say so."""
+    out = tmp_path / "swiss"
+    rand = py(YAHTZEE / "random_player.py")
+    tournament(
+        out, COMPETENT, rand, COMPETENT, rand, COMPETENT, rand, "--game", "yahtzee", "--format", "swiss",
+        "--games", "1", "--rounds", "3", "--seed", "5",
+    )  # fmt: skip
+    ratings = standings(out)["ratings"]
+    assert ratings["intervals"].startswith("games drawn from the fitted model")
+    assert all(b["high"] - b["low"] > 50 for b in ratings["bots"])  # 3 games a bot: wide
+    assert "games drawn from the fitted model" in (out / "standings.md").read_text()
+
+
+def test_a_whitewash_gets_an_interval_not_a_certainty():
+    """Found trying it: a pair whose 200 deals all went one way was rated +471 [+471, +471]
+    — resampling identical deals varies nothing.  Such a pair makes the replicates come
+    from the fitted model: a wide interval, still clear of the other bot's."""
+    from referee.core.records import MatchEvidence
+    from referee.stats.intervals import Moments
+    from referee.tournament.ratings import PARAMETRIC, Played, rate
+
+    evidence = MatchEvidence(
+        games_per_unit=1,
+        units=200,
+        scores=[Moments(200, 200.0, 200.0), Moments(200, 0.0, 0.0)],
+        points=[0, 0, 200],
+    )
+    ratings = rate(["a", "b"], [Played(("a", "b"), evidence)], seed=1)
+    assert ratings is not None and ratings.intervals == PARAMETRIC
+    a, b = ratings.bots
+    assert a.high - a.low > 20 and a.low > b.high

@@ -127,7 +127,7 @@ def evidence_lines(result: MatchRecord) -> list[str]:
         low, high = iv.low if iv.low is not None else iv.mean, iv.high if iv.high is not None else iv.mean
         los = superiority(iv, 0.5)
         lines.append(
-            f"  {first} vs {second}: score {iv.mean:.1%} ± {(high - low) / 2:.1%}, Elo "
+            f"  {first} vs {second}: score {iv.mean:.1%} [{low:.1%}, {high:.1%}], Elo "
             f"{_elo(elo_of_score(iv.mean))} [{_elo(elo_of_score(low))}, {_elo(elo_of_score(high))}]"
             + (f", LOS {los:.1%}" if los is not None else "")
         )
@@ -136,8 +136,8 @@ def evidence_lines(result: MatchRecord) -> list[str]:
         state = f"{sprt.decision} accepted" if sprt.decision else "undecided"
         lines.append(
             f"SPRT ({sprt.statistics}, {sprt.model} elo0={sprt.elo0:g} elo1={sprt.elo1:g} "
-            f"alpha={sprt.alpha:g} beta={sprt.beta:g}): LLR {sprt.llr:.2f} in [{sprt.lower:.2f}, "
-            f"{sprt.upper:.2f}], {state} after {sprt.games} games; {sprt.model} Elo "
+            f"alpha={sprt.alpha:g} beta={sprt.beta:g}): LLR {sprt.llr:.2f} (bounds {sprt.lower:.2f}, "
+            f"{sprt.upper:.2f}), {state} after {sprt.games} games; {sprt.model} Elo "
             f"{_elo(sprt.elo)} [{_elo(sprt.elo_low)}, {_elo(sprt.elo_high)}]"
         )
     return lines

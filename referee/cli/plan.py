@@ -47,7 +47,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "how many games or deals detecting a difference needs at the given confidence and power, and "
         "how long that takes at the measured speed.",
     )
-    parser.add_argument("bots", nargs=2, metavar="BOT", help="the two bots, as for referee match")
+    parser.add_argument("bots", nargs="+", metavar="BOT", help="the two bots, as for referee match")
     parser.add_argument("--game", default="yahtzee", choices=list(games.available()), help="which game")
     parser.add_argument(
         "--diff",
@@ -141,12 +141,50 @@ def main(args: argparse.Namespace) -> int:
             if guard.seen:
                 _say("interrupted")
                 return interrupts.exit_status(guard.seen[0])
+            _say(f"pilot, {mode} deals: {record.games_played} games in {seconds:.1f} s")
+            broken = _broken(record)
+            if broken is not None:
+                _say(broken)
+                return EXIT_CANNOT_START
+            for line in _faults(record):
+                _say(line)
             pilots.append((mode, record, seconds))
     concurrency = args.concurrency or _default_concurrency(game_class)
     with contextlib.suppress(OSError):
         for line in report(pilots, args, by_score, concurrency, seed):
             print(line)
     return EXIT_OK
+
+
+def _broken(record: MatchRecord) -> str | None:
+    """Why there is nothing to plan: a bot that forfeited in half the pilot's games or
+    more (a crashed bot forfeits every decision after) — the plan would measure a bot
+    that does not play."""
+    for p in record.players:
+        count = sum(p.forfeits.values())
+        if p.games and 2 * count >= p.games:
+            verdicts = ", ".join(f"{v} {n}" for v, n in p.forfeits.items())
+            return (
+                f"bot {p.name} forfeited {count} of {p.games} pilot games ({verdicts}): fix it first "
+                "(referee check BOT), there is nothing to plan"
+            )
+    if record.games_played == 0:
+        return record.stopped or "the pilot played no game"
+    return None
+
+
+def _faults(record: MatchRecord) -> list[str]:
+    """A warning per bot that forfeited some pilot games: the plan measures it as it played."""
+    out = []
+    for p in record.players:
+        count = sum(p.forfeits.values())
+        if count:
+            verdicts = ", ".join(f"{v} {n}" for v, n in p.forfeits.items())
+            out.append(
+                f"warning: bot {p.name} forfeited {count} of {p.games} pilot games ({verdicts}): "
+                "the plan measures it as it played"
+            )
+    return out
 
 
 async def _pilot(match: Match, seconds: float) -> tuple[MatchRecord, float]:
@@ -169,9 +207,9 @@ def report(
     """The planner's lines (module docstring)."""
     first, second = (p.name for p in pilots[0][1].players)
     measure = (
-        f"{first}'s edge per game (half its score minus {second}'s: its own score in a zero-sum game)"
+        f"{first}'s edge per game (half its score minus {second}'s)"
         if by_score
-        else f"{first}'s score rate (win 1, draw ½)"
+        else f"{first}'s score rate (win 1, draw ½) minus ½"
     )
     null = 0.0 if by_score else 0.5
     lines = [f"{pilots[0][1].game}: {first} vs {second}, pilot seed {seed}; measure: {measure}"]
@@ -199,20 +237,28 @@ def report(
         half = iv.half_width or 0.0
         label = "independent deals" if est.mode == "single" else f"duplicate deals (x{est.games_per_unit})"
         lines.append(
-            f"  {label:26} pilot {iv.n} deals: {iv.mean - null:+.4f} ± {half:.4f}, σ/deal {iv.sd:.4f}, "
-            f"σ²/game {est.variance_per_game:.4g} → {est.units_needed:,} deals = {est.games_needed:,} games, "
-            f"~{_duration(est.games_needed * per_game / concurrency)} ({1 / per_game:,.0f} games/s)"
+            f"  {label:26} pilot {_count(iv.n, 'deal')}: {iv.mean - null:+.4f} ± {half:.4f}, σ/deal "
+            f"{iv.sd:.4f}, σ²/game {est.variance_per_game:.4g} → {_count(est.units_needed, 'deal')} = "
+            f"{_count(est.games_needed, 'game')}, ~{_duration(est.games_needed * per_game / concurrency)} "
+            f"({1 / per_game:,.0f} games/s)"
         )
-    if len(estimates) == 2:
+    if len(estimates) == 2 and min(e.observed.sd for e, _ in estimates) == 0:
+        lines.append(
+            "the pilot's deals all scored alike in one mode: no variance to compare (a longer pilot, "
+            "or bots closer in strength)"
+        )
+    elif len(estimates) == 2:
         ratio = variance_reduction(estimates[0][0], estimates[1][0])
         saved = 1 - estimates[1][0].games_needed / estimates[0][0].games_needed
+        if abs(saved) < 0.005:
+            advice = "about as many games either way"
+        elif saved > 0:
+            advice = f"{saved:.0%} fewer games for the same question: use --duplicate"
+        else:
+            advice = f"{-saved:.0%} more games: play independent deals"
         lines.append(
-            f"duplicate deals: variance per game ÷{ratio:.2f}, "
-            + (
-                f"{saved:.0%} fewer games for the same question: use --duplicate"
-                if saved > 0
-                else f"{-saved:.0%} more games: play independent deals"
-            )
+            f"duplicate deals: variance per game ÷{ratio:.2f}, {advice} (from the pilot: a short pilot "
+            "can tip it either way)"
         )
     return lines
 
@@ -233,6 +279,8 @@ def _difference(
 
 
 def _check(args: argparse.Namespace) -> str | None:
+    if len(args.bots) != 2:
+        return f"referee plan compares two bots; {len(args.bots)} were given"
     if args.pilot < 4:
         return "--pilot must be at least 4 games"
     if not args.pilot_seconds > 0:
@@ -248,6 +296,8 @@ def _check(args: argparse.Namespace) -> str | None:
     )
     if args.elo is not None and by_score:
         return "--elo is a difference of score rate: give --diff in score per game, or --measure rate"
+    if args.diff is not None and not by_score and abs(args.diff) >= 0.5:
+        return "--diff is a score rate's distance from ½ with --measure rate: less than 0.5"
     for name in ("confidence", "power"):
         value = getattr(args, name)
         if not 0 < value < 1:
@@ -261,6 +311,10 @@ def _default_concurrency(game: type[games.Game]) -> int:
     from referee.tournament.runner import default_concurrency
 
     return default_concurrency(game)
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" + ("" if n == 1 else "s")
 
 
 def _duration(seconds: float) -> str:

@@ -158,7 +158,7 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--sprt",
-        metavar="'elo0=E0 elo1=E1 [alpha=A] [beta=B]'",
+        metavar="'elo0=E0 elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic]'",
         help="gauntlet, round robin of two-bot matches: stop each match as soon as a sequential "
         "probability ratio test decides (a gauntlet tests its candidate; --games is the most played)",
     )

@@ -13,8 +13,6 @@ calls :meth:`EvidenceTally.add` once per game.
 
 from __future__ import annotations
 
-from collections import Counter
-
 from referee.core.records import GameRecord, MatchEvidence, UnitPlacements
 from referee.stats.intervals import Moments
 
@@ -34,6 +32,8 @@ class EvidenceTally:
         "_edge",
         "_games",
         "_half_points",
+        "_order_counts",
+        "_order_units",
         "_orders",
         "_partial",
         "_points",
@@ -59,7 +59,11 @@ class EvidenceTally:
         #: Two seats: Σ and Σ² of the first bot's edge per game (unit means).
         self._edge = [0.0, 0.0]
         self._partial: list[int] | None = None
-        self._orders: Counter[tuple[_Order, ...]] = Counter()
+        #: Distinct units' finishing orders: their index, as lists (built once, when first
+        #: seen: :meth:`result` runs at every checkpoint), and counts.
+        self._orders: dict[tuple[_Order, ...], int] = {}
+        self._order_units: list[UnitPlacements] = []
+        self._order_counts: list[int] = []
         #: The unit being filled: its deal, games, score sums by lineup position, the
         #: first bot's half-points (two seats) or the games' orders (more).
         self._deal = -1
@@ -136,9 +140,7 @@ class EvidenceTally:
             scores=[Moments(self._units, t, q) for t, q in zip(self._totals, self._sq, strict=True)],
             points=list(self._points),
             partial=None if self._partial is None else list(self._partial),
-            placements=[
-                ([list(map(list, game)) for game in unit], count) for unit, count in self._orders.items()
-            ],
+            placements=list(zip(self._order_units, self._order_counts, strict=True)),
             edge=Moments(self._units, self._edge[0], self._edge[1]) if self.bots == 2 else None,
         )
         if self._games:
@@ -174,7 +176,14 @@ class EvidenceTally:
                 self._partial = [games, self._half_points]
             self._half_points = 0
         else:
-            self._orders[tuple(self._unit)] += 1
+            unit = tuple(self._unit)
+            at = self._orders.get(unit)
+            if at is None:
+                self._orders[unit] = len(self._order_units)
+                self._order_units.append([list(map(list, game)) for game in unit])
+                self._order_counts.append(1)
+            else:
+                self._order_counts[at] += 1
             self._unit = []
         self._games = 0
 
@@ -188,6 +197,7 @@ def _finishing_order(ranks: list[int], rotation: int, n: int) -> _Order:
 
 
 def _add_placement(out: MatchEvidence, unit: tuple[_Order, ...]) -> None:
+    """A unit cut short, added to a result's placements (a linear search: once per result)."""
     as_lists: UnitPlacements = [list(map(list, game)) for game in unit]
     for i, (known, count) in enumerate(out.placements):
         if known == as_lists:

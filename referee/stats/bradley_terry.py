@@ -248,6 +248,36 @@ def _replicate_points(
         yield points
 
 
+def _parametric_points(
+    bots: int, strata: Sequence[PairStratum], theta: np.ndarray, replicates: int, rng: np.random.Generator
+) -> Iterator[np.ndarray]:
+    """Points matrices of *parametric* bootstrap replicates: every game drawn afresh from
+    the fitted model — A wins with probability E − δ/2, draws with δ, loses with
+    1 − E − δ/2, E = σ(θ_A − θ_B) — keeping each pair's number of games.  δ is the draw
+    share of the one-game units (deals of one game), capped at 2·min(E, 1 − E); 0 when
+    every unit is a duplicate deal (whose points do not say how many games were drawn:
+    0 gives the widest spread, the conservative choice)."""
+    single = [s for s in strata if s.games_per_unit == 1]
+    games_single = sum(float(np.asarray(s.counts).sum()) for s in single)
+    draws = sum(float(np.asarray(s.counts)[np.asarray(s.points) == 0.5].sum()) for s in single)
+    share = draws / games_single if games_single else 0.0
+    chunk = max(1, CHUNK_FLOATS // (bots * bots))
+    for first in range(0, replicates, chunk):
+        size = min(chunk, replicates - first)
+        points = np.zeros((size, bots, bots))
+        for s in strata:
+            games = int(np.asarray(s.counts).sum()) * s.games_per_unit
+            expected = float(1.0 / (1.0 + np.exp(theta[s.b] - theta[s.a])))
+            delta = min(share, 2 * min(expected, 1 - expected))
+            drawn = rng.multinomial(
+                games, [max(0.0, expected - delta / 2), delta, max(0.0, 1 - expected - delta / 2)], size=size
+            )
+            scored = drawn[:, 0] + drawn[:, 1] / 2
+            points[:, s.a, s.b] += scored
+            points[:, s.b, s.a] += games - scored
+        yield points
+
+
 def rate_pairs(
     bots: int,
     strata: Sequence[PairStratum],
@@ -256,18 +286,29 @@ def rate_pairs(
     confidence: float = 0.95,
     rng: np.random.Generator,
     prior: float = 1.0,
+    parametric: bool = False,
 ) -> RatingFit:
     """Bradley–Terry ratings of ``bots`` bots with bootstrap error bars.
 
     The point estimate is fitted on all units; each replicate resamples every stratum's
     units with replacement (one multinomial draw per stratum,
     :func:`~referee.stats.ratings.resample`) and all replicates are refitted in batched
-    calls starting from the point estimate.  Same ``rng`` state, same result."""
+    calls starting from the point estimate.  Same ``rng`` state, same result.
+
+    ``parametric``: draw each replicate's games from the fitted model instead
+    (:func:`_parametric_points`).  Resampling within a stratum of k units understates its
+    variance by (k − 1)/k — a pair that met once adds no spread at all — so formats that
+    pair bots for few deals (Swiss, double elimination with short matches) need this."""
     check_options(replicates, confidence, prior)
     _check_strata(bots, strata)
     points, games = totals(bots, strata)
     if prior == 0 and not strongly_connected(points):
         raise ValueError("with prior = 0 every bot must have scored and conceded within a connected field")
     point = fit(points, games, prior)
-    reps = [fit(p, games, prior, start=point) for p in _replicate_points(bots, strata, replicates, rng)]
+    batches = (
+        _parametric_points(bots, strata, point, replicates, rng)
+        if parametric
+        else _replicate_points(bots, strata, replicates, rng)
+    )
+    reps = [fit(p, games, prior, start=point) for p in batches]
     return summarise(point, np.concatenate(reps), confidence)

@@ -157,8 +157,9 @@ def rate_interval(sample: Moments, games_per_unit: int = 1, confidence: float = 
     scale = 1 + z * z / m
     return Interval(
         mean=iv.mean,
-        low=max(0.0, (centre - spread) / scale),
-        high=min(1.0, (centre + spread) / scale),
+        # Exact at a perfect record: 1 (or 0) is an end, not 1 − 1e-17.
+        low=0.0 if p == 0.0 else max(0.0, (centre - spread) / scale),
+        high=1.0 if p == 1.0 else min(1.0, (centre + spread) / scale),
         sd=iv.sd,
         n=iv.n,
         confidence=confidence,
@@ -193,11 +194,16 @@ def elo_of_score(score: float) -> float:
 
 
 def superiority(interval: Interval, against: float = 0.0) -> float | None:
-    """The likelihood of superiority, Φ((mean − against) / standard error): how sure the
-    data make us that the true mean is above ``against`` (normal approximation)."""
-    if interval.n < 2:
+    """The likelihood of superiority, Φ((mean − against) / se): how sure the data make us
+    that the true mean is above ``against`` (normal approximation).  ``se`` is read off
+    the interval's side that faces ``against`` — (mean − low)/z above it, (high − mean)/z
+    below — so that it agrees with the interval shown beside it, Wilson's asymmetric one
+    included: ``against`` outside a 95 % interval ⇔ LOS above 97.5 % or below 2.5 % (a
+    perfect record over few games is not a certainty)."""
+    if interval.low is None or interval.high is None:
         return None
-    se = interval.sd / math.sqrt(interval.n)
+    side = interval.mean - interval.low if interval.mean >= against else interval.high - interval.mean
+    se = side / z_value(interval.confidence)
     if se == 0.0:
         return 1.0 if interval.mean > against else 0.0 if interval.mean < against else 0.5
     return NormalDist().cdf((interval.mean - against) / se)

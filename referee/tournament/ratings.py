@@ -56,6 +56,20 @@ if TYPE_CHECKING:  # numpy and the fits load when a rating is computed, not with
 #: Bootstrap replicates of a two-seat (Bradley–Terry) and a multi-seat (Plackett–Luce) fit.
 PAIR_REPLICATES = 1000
 PLACEMENT_REPLICATES = 300
+#: Deals a pair (a lineup) must have played for its deals to be resampled; with fewer
+#: anywhere, or a pair whose deals all scored alike, the replicates' games are drawn from
+#: the fitted model (parametric).  Resampling
+#: k deals understates their variance by (k − 1)/k: 3 % at 30, all of it at 1.
+RESAMPLE_MIN_DEALS = 30
+#: The chip model's method name, and how its intervals are made.
+CHIPS = "chips"
+CHIP_INTERVALS = "each lineup's mean score drawn from a normal with its standard error (parametric)"
+#: How the intervals were made (``Ratings.intervals``).
+RESAMPLED = "deals resampled within each pair or lineup"
+PARAMETRIC = (
+    "games drawn from the fitted model (some pair or lineup played fewer than 30 deals, or all "
+    "its deals scored alike)"
+)
 
 _decode_record = msgspec.json.Decoder(MatchRecord).decode
 _decode_list = msgspec.json.Decoder(list).decode
@@ -79,7 +93,8 @@ class BotRating(msgspec.Struct, kw_only=True):
     the next bot in rating order (``None`` for the last)."""
 
     bot: str
-    elo: float
+    #: In the ratings' ``scale``: Elo, or score per game.
+    rating: float
     low: float
     high: float
     rank_low: int
@@ -90,14 +105,19 @@ class BotRating(msgspec.Struct, kw_only=True):
 class Ratings(msgspec.Struct, kw_only=True):
     """The ratings of the ranked bots, best rated first."""
 
-    #: ``bradley-terry`` (two seats) or ``plackett-luce`` (more).
+    #: ``bradley-terry`` (two seats) or ``plackett-luce`` (more) for games ranked by
+    #: wins; ``chips`` (:mod:`referee.stats.chips`) for games ranked by score.
     method: str
+    #: What a rating is in: ``Elo``, or ``score per game`` (chips).
+    scale: str
     confidence: float
     replicates: int
-    #: Done main-stage matches and deals (units) counted.
+    #: Done matches (main stage and a seeding round robin) and deals (units) counted.
     matches: int
     units: int
     bots: list[BotRating]
+    #: How the bootstrap made its replicates: :data:`RESAMPLED` or :data:`PARAMETRIC`.
+    intervals: str = RESAMPLED
 
 
 class PairResult(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -175,11 +195,13 @@ def rate(
     played: Sequence[Played],
     seed: int,
     *,
+    by_score: bool = False,
     confidence: float = CONFIDENCE,
     replicates: int | None = None,
 ) -> Ratings | None:
     """The ratings of ``bots`` from ``played`` (module docstring); ``None`` before any
-    deal between two of them was played."""
+    deal between two of them was played.  ``by_score``: a game ranked by score — rated
+    in score per game (:mod:`referee.stats.chips`), not on games won."""
     ranked = set(bots)
     counted = [p for p in played if p.evidence.units and sum(b in ranked for b in p.lineup) >= 2]
     # Only bots that played are rated: one without games would get the prior's Elo 0.
@@ -190,35 +212,59 @@ def rate(
         return None
     import numpy as np
 
-    from referee.stats import bradley_terry, plackett_luce
+    from referee.stats import bradley_terry, chips, plackett_luce
 
     rng = np.random.default_rng(_bootstrap_seed(seed))
     two_seat = all(len(p.lineup) == 2 for p in counted)
-    if two_seat:
+    parametric = False
+    scale = "Elo"
+    if by_score:
+        observations = _chip_observations(counted, index)
+        if not observations:
+            return None
+        reps = replicates or PAIR_REPLICATES
+        fit = chips.rate_chips(len(bots), observations, replicates=reps, confidence=confidence, rng=rng)
+        method, scale, how = CHIPS, "score per game", CHIP_INTERVALS
+    elif two_seat:
         strata = _pair_strata(counted, index)
         if not strata:
             return None
         reps = replicates or PAIR_REPLICATES
-        fit = bradley_terry.rate_pairs(len(bots), strata, replicates=reps, confidence=confidence, rng=rng)
+        parametric = any(_too_few(s.counts) for s in strata)
+        fit = bradley_terry.rate_pairs(
+            len(bots), strata, replicates=reps, confidence=confidence, rng=rng, parametric=parametric
+        )
         method = "bradley-terry"
     else:
         placement_strata = _placement_strata(counted, index)
         if not placement_strata:
             return None
         reps = replicates or PLACEMENT_REPLICATES
+        seats = max(len({i for u in s.units for g in u for grp in g for i in grp}) for s in placement_strata)
+        parametric = (
+            any(_too_few(s.counts) for s in placement_strata) and seats <= plackett_luce.PARAMETRIC_SEATS
+        )
         fit = plackett_luce.rate_placements(
-            len(bots), placement_strata, replicates=reps, confidence=confidence, rng=rng
+            len(bots),
+            placement_strata,
+            replicates=reps,
+            confidence=confidence,
+            rng=rng,
+            parametric=parametric,
         )
         method = "plackett-luce"
+    if method != CHIPS:
+        how = PARAMETRIC if parametric else RESAMPLED
+    digits = 4 if method == CHIPS else 2
     rows = []
     order = [int(i) for i in fit.order]
     for k, i in enumerate(order):
         rows.append(
             BotRating(
                 bot=bots[i],
-                elo=_round(fit.elo[i]),
-                low=_round(fit.low[i]),
-                high=_round(fit.high[i]),
+                rating=_round(fit.elo[i], digits),
+                low=_round(fit.low[i], digits),
+                high=_round(fit.high[i], digits),
                 rank_low=int(fit.rank_low[i]),
                 rank_high=int(fit.rank_high[i]),
                 los_next=_round(fit.los_next[k], 4) if k < len(order) - 1 else None,
@@ -226,12 +272,39 @@ def rate(
         )
     return Ratings(
         method=method,
+        scale=scale,
         confidence=confidence,
         replicates=reps,
         matches=len(counted),
         units=sum(p.evidence.units for p in counted),
         bots=rows,
+        intervals=how,
     )
+
+
+def _chip_observations(played: Sequence[Played], index: Mapping[str, int]) -> list:
+    """Each lineup's mean scores for the chip model: two seats, the first bot's edge
+    (the second's is its mirror); more seats, every ranked bot's mean score.  Matches of
+    one lineup pooled."""
+    from referee.stats.chips import ChipObservation
+
+    pooled_by: dict[tuple[tuple[int, ...], int], Moments] = {}
+    for p in played:
+        positions = [index.get(name) for name in p.lineup]
+        if any(i is None for i in positions):
+            continue  # a bot outside the ranked field (did not qualify) sat here
+        lineup = tuple(i for i in positions if i is not None)
+        if len(lineup) == 2:
+            sample = p.evidence.edge if p.evidence.edge is not None else p.evidence.scores[0]
+            pooled_by.setdefault((lineup, lineup[0]), Moments()).add(sample)
+            continue
+        for i, moments in zip(lineup, p.evidence.scores, strict=True):
+            pooled_by.setdefault((lineup, i), Moments()).add(moments)
+    return [
+        ChipObservation(bot=bot, lineup=lineup, mean=m.mean, sd=m.sd, deals=m.n)
+        for (lineup, bot), m in pooled_by.items()
+        if m.n
+    ]
 
 
 def _pair_strata(played: Sequence[Played], index: Mapping[str, int]) -> list[bradley_terry.PairStratum]:
@@ -302,6 +375,13 @@ def _placement_strata(
         for units in merged.values()
         if units
     ]
+
+
+def _too_few(counts: np.ndarray) -> bool:
+    """Whether resampling a pair's (a lineup's) deals would understate its spread: fewer
+    than :data:`RESAMPLE_MIN_DEALS` deals, or deals that all scored alike (a whitewash:
+    every replicate the same, an interval of width 0)."""
+    return int(counts.sum()) < RESAMPLE_MIN_DEALS or int((counts > 0).sum()) < 2
 
 
 def _bootstrap_seed(seed: int) -> int:

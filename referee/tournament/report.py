@@ -109,11 +109,26 @@ def _half(low: float | None, high: float | None) -> float:
     return 0.0 if low is None or high is None else (high - low) / 2
 
 
-def elo_text(row: BotRow) -> str:
+def rating_text(row: BotRow, digits: int = 0) -> str:
     """``+52 [+31, +74]``: the rating and its interval; empty without one."""
-    if row.elo is None:
+    if row.rating is None:
         return ""
-    return f"{row.elo:+.0f} [{row.elo_low or 0.0:+.0f}, {row.elo_high or 0.0:+.0f}]"
+    low, high = row.rating_low or 0.0, row.rating_high or 0.0
+    return f"{row.rating:+.{digits}f} [{low:+.{digits}f}, {high:+.{digits}f}]"
+
+
+def _rating_columns(standings: Standings, compact: bool) -> list[Column]:
+    """The rating (Elo, or score per game for games ranked by score) and its rank range."""
+    ratings = standings.ratings
+    if ratings is None:
+        return []
+    chips = ratings.scale != "Elo"
+    name, digits = ("score/game", 2) if chips else ("Elo", 0)
+    if compact:  # without its interval: a narrow terminal
+        shown: Column = (name, lambda r: "" if r.rating is None else f"{r.rating:+.{digits}f}")
+    else:
+        shown = (f"{name} [95%]", lambda r: rating_text(r, digits))
+    return [shown, ("ranks", rank_range)]
 
 
 def rank_range(row: BotRow) -> str:
@@ -146,13 +161,13 @@ def columns(standings: Standings, *, compact: bool = False) -> list[Column]:
         cols.append(("bracket", lambda r: r.bracket or ""))
     cols.append(("points", lambda r: number(r.points)))
     rated = standings.ratings is not None
-    if rated:
-        cols += [("Elo [95%]", elo_text), ("ranks", rank_range)]
+    cols += _rating_columns(standings, compact)
     if compact:
+        if not rated:  # the live view: room for the games' record
+            cols.append(("W-D-L", lambda r: f"{r.wins}-{r.draws}-{r.losses}"))
         cols += [
-            ("W-D-L", lambda r: f"{r.wins}-{r.draws}-{r.losses}"),
             ("games", _games),
-            ("mean score", mean_score_text),
+            ("mean score", lambda r: f"{r.mean_score:.2f}"),
             ("forfeits", lambda r: str(sum(r.forfeits.values()))),
         ]
         return cols
@@ -351,29 +366,37 @@ def _md_ratings(standings: Standings) -> list[str]:
     likelihood that it is stronger than the next; then the sequential tests."""
     ratings = standings.ratings
     lines: list[str] = []
+    if standings.ratings_problem:
+        lines += ["", "## Ratings", "", _md(standings.ratings_problem)]
     if ratings is not None:
-        model = "Bradley–Terry" if ratings.method == "bradley-terry" else "Plackett–Luce"
+        model = {
+            "bradley-terry": "Bradley–Terry",
+            "plackett-luce": "Plackett–Luce",
+            "chips": "Chip-strength (score per game, additive)",
+        }.get(ratings.method, ratings.method)
         lines += [
             "",
             "## Ratings",
             "",
-            f"{model} fit on every done main-stage match at once ({ratings.matches} matches, "
-            f"{ratings.units} deals); Elo centred on the field's mean, {ratings.confidence:.0%} "
-            f"intervals and rank ranges from {ratings.replicates} bootstrap replicates resampling deals "
-            "within each match; LOS: the likelihood of being stronger than the next bot.",
+            f"{model} fit on every done match between ranked bots at once ({ratings.matches} matches, "
+            f"{ratings.units} deals; a seeding round robin's included); {ratings.scale} centred on the field's mean, "
+            f"{ratings.confidence:.0%} intervals and rank ranges from {ratings.replicates} bootstrap "
+            f"replicates ({ratings.intervals}); LOS: the likelihood of being stronger than "
+            "the next bot.",
             "",
         ]
+        digits = 1 if ratings.scale == "Elo" else 3
         rows = [
             [
                 b.bot,
-                f"{b.elo:+.1f}",
-                f"[{b.low:+.1f}, {b.high:+.1f}]",
+                f"{b.rating:+.{digits}f}",
+                f"[{b.low:+.{digits}f}, {b.high:+.{digits}f}]",
                 str(b.rank_low) if b.rank_low == b.rank_high else f"{b.rank_low}–{b.rank_high}",
                 "" if b.los_next is None else f"{b.los_next:.1%}",
             ]
             for b in ratings.bots
         ]
-        lines += _md_table(["bot", "Elo", "interval", "ranks", "LOS over next"], rows)
+        lines += _md_table(["bot", ratings.scale, "interval", "ranks", "LOS over next"], rows)
     tests = sprt_lines(standings)
     if tests:
         lines += ["", "## Sequential tests", ""] + [f"- {_md(t)}" for t in tests]
@@ -391,9 +414,10 @@ def sprt_lines(standings: Standings) -> list[str]:
                 continue
             state = f"{t.decision} accepted" if t.decision else "undecided"
             out.append(
-                f"{row} vs {col}: {state} — LLR {t.llr:.2f} in [{t.lower:.2f}, {t.upper:.2f}] after "
+                f"{row} vs {col}: {state} — LLR {t.llr:.2f} (bounds {t.lower:.2f}, {t.upper:.2f}) after "
                 f"{t.games} games ({t.statistics}, {t.model} elo0={t.elo0:g} elo1={t.elo1:g} "
-                f"alpha={t.alpha:g} beta={t.beta:g}; Elo {t.elo:+.1f} [{t.elo_low:+.1f}, {t.elo_high:+.1f}])"
+                f"alpha={t.alpha:g} beta={t.beta:g}; {t.model} Elo {t.elo:+.1f} "
+                f"[{t.elo_low:+.1f}, {t.elo_high:+.1f}])"
             )
     return out
 
@@ -494,6 +518,8 @@ def print_standings(standings: Standings, console: Console, top: int | None = No
         for q in standings.qualification:
             q_table.add_row(*(Text(printable(cell)) for cell in _qualification_cells(q)))
         console.print(q_table)
+    if standings.ratings_problem:
+        console.print(Text(printable(standings.ratings_problem)))
     for line in sprt_lines(standings):
         console.print(Text(printable("SPRT " + line)))
     if standings.bracket_text:

@@ -174,11 +174,12 @@ class BotRow(msgspec.Struct, kw_only=True):
     buchholz: float | None = None
     #: Double elimination: ``champion``, ``runner-up``, ``out in L3-1``, ``one loss``, ``unbeaten``.
     bracket: str | None = None
-    #: The rating (:class:`~referee.tournament.ratings.Ratings`, done matches): Elo in
-    #: [elo_low, elo_high] and the ranks it may take, rank_low (best) to rank_high.
-    elo: float | None = None
-    elo_low: float | None = None
-    elo_high: float | None = None
+    #: The rating (:class:`~referee.tournament.ratings.Ratings`, done matches) in the
+    #: ratings' scale (Elo; score per game for games ranked by score), in
+    #: [rating_low, rating_high], and the ranks it may take, rank_low (best) to rank_high.
+    rating: float | None = None
+    rating_low: float | None = None
+    rating_high: float | None = None
     rank_low: int | None = None
     rank_high: int | None = None
     #: The interval of the mean score per game, over the done matches' deals.
@@ -293,6 +294,8 @@ class Standings(msgspec.Struct, kw_only=True):
     #: Ratings with intervals over the main stage's done matches; ``None`` when not
     #: computed (the live view) or before any match is done.
     ratings: Ratings | None = None
+    #: Why there are no ratings although they were asked for (a fit that failed), in one line.
+    ratings_problem: str | None = None
 
 
 # ---------------------------------------------------------------------- tallies
@@ -778,11 +781,21 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
     complete = _complete(plan, fmt, outcomes, {m.key for m in matches if m.status == "done"})
     crosstable = _crosstable(main, ranked, plan.seats)
     ratings = None
+    ratings_problem = None
     if with_ratings:
         done = [(m.id, m.attempts) for m in main if m.status == "done"]
         played = read_played(conn, done, cache.played)
         seeding = [(m.id, m.attempts) for m in matches if m.stage == SEEDING and m.status == "done"]
-        ratings = rate(ranked, read_played(conn, seeding, cache.played) + played, store.seed)
+        try:
+            ratings = rate(
+                ranked,
+                read_played(conn, seeding, cache.played) + played,
+                store.seed,
+                by_score=game.standing is Standing.SCORE,
+            )
+        except (RuntimeError, ValueError, FloatingPointError) as exc:
+            # A fit that fails must not cost the standings: they are written without it.
+            ratings_problem = f"the ratings could not be fitted: {exc}"
         _add_intervals(rows, crosstable, ratings, played)
     return Standings(
         tournament=_info(store, conn, config, plan, matches, _stage(plan, outcomes, complete), len(entrants)),
@@ -793,6 +806,7 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
         crosstable=crosstable,
         faults=_faults(conn, config, matches, ranked, cache),
         ratings=ratings,
+        ratings_problem=ratings_problem,
         **extras,
     )
 
@@ -806,10 +820,12 @@ def _add_intervals(
     for row in rows:
         rating = by_bot.get(row.bot)
         if rating is not None:
-            row.elo, row.elo_low, row.elo_high = rating.elo, rating.low, rating.high
+            row.rating, row.rating_low, row.rating_high = rating.rating, rating.low, rating.high
             row.rank_low, row.rank_high = rating.rank_low, rating.rank_high
         iv = intervals.get(row.bot)
-        if iv is not None and iv.low is not None and iv.high is not None:
+        # The interval is over done matches: beside a mean with provisional games in it,
+        # it would not be that mean's.
+        if iv is not None and iv.low is not None and iv.high is not None and not row.provisional_games:
             row.mean_score_low = round(iv.low, _DIGITS)
             row.mean_score_high = round(iv.high, _DIGITS)
     pairs = pair_results(played)

@@ -669,7 +669,8 @@ class Store:
             assert match_id is not None
             return match_id, "pending"
         match_id, status, stored = row
-        if stored != text:
+        if stored != text and _difference(msgspec.json.decode(stored), msgspec.json.decode(text)):
+            # Not merely a setting added since (null here, absent there): the schedule changed.
             raise StoreError(f"match {key} is stored with a different spec: the schedule changed")
         return match_id, status
 
