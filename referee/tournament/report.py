@@ -379,7 +379,7 @@ def _md_ratings(standings: Standings) -> list[str]:
             "## Ratings",
             "",
             f"{model} fit on every done match between ranked bots at once ({ratings.matches} matches, "
-            f"{ratings.units} deals; a seeding round robin's included); {ratings.scale} centred on the field's mean, "
+            f"{ratings.units} deals; the main stage, and a seeding round robin if any); {ratings.scale} centred on the field's mean, "
             f"{ratings.confidence:.0%} intervals and rank ranges from {ratings.replicates} bootstrap "
             f"replicates ({ratings.intervals}); LOS: the likelihood of being stronger than "
             "the next bot.",
