@@ -126,6 +126,9 @@ def test_a_gauntlet_stops_each_pairing_when_its_sprt_decides(tmp_path):
     assert ratings["method"] == "chips" and ratings["scale"] == "score per game"
     by_points = [r["bot"] for r in data["rows"]]
     assert [b["bot"] for b in ratings["bots"]] == by_points
+    # ...and, beside it, on deals won (Bradley–Terry Elo), in the report too.
+    assert data["win_ratings"]["method"] == "bradley-terry" and data["win_ratings"]["scale"] == "Elo"
+    assert "### Elo on deals won" in md
     shown = referee("standings", str(out))
     assert "SPRT equilibrium vs always_fold: H1 accepted" in shown.stdout
 

@@ -57,6 +57,7 @@ from rich.text import Text
 from referee.core.limits import MiB
 from referee.core.verdict import printable
 from referee.sinks.files import write_atomically
+from referee.tournament.ratings import Ratings
 from referee.tournament.standings import BotRow, Cell, QualificationRow, Standings
 
 STANDINGS_JSON = "standings.json"
@@ -362,45 +363,55 @@ def _md_qualification(standings: Standings) -> list[str]:
 
 
 def _md_ratings(standings: Standings) -> list[str]:
-    """The ratings section: each bot's Elo with its interval, its rank range and the
-    likelihood that it is stronger than the next; then the sequential tests."""
-    ratings = standings.ratings
+    """The ratings section: each bot's rating with its interval, its rank range and the
+    likelihood that it is stronger than the next; a chip game's Elo on deals won; then
+    the sequential tests."""
     lines: list[str] = []
     if standings.ratings_problem:
         lines += ["", "## Ratings", "", _md(standings.ratings_problem)]
-    if ratings is not None:
-        model = {
-            "bradley-terry": "Bradley–Terry",
-            "plackett-luce": "Plackett–Luce",
-            "chips": "Chip-strength (score per game, additive)",
-        }.get(ratings.method, ratings.method)
+    if standings.ratings is not None:
+        lines += ["", "## Ratings", "", *_md_rating_table(standings.ratings)]
+    if standings.win_ratings is not None:
         lines += [
             "",
-            "## Ratings",
+            "### Elo on deals won",
             "",
-            f"{model} fit on every done match between ranked bots at once ({ratings.matches} matches, "
-            f"{ratings.units} deals; the main stage, and a seeding round robin if any); {ratings.scale} centred on the field's mean, "
-            f"{ratings.confidence:.0%} intervals and rank ranges from {ratings.replicates} bootstrap "
-            f"replicates ({ratings.intervals}); LOS: the likelihood of being stronger than "
-            "the next bot.",
+            "Who wins more deals (a deal won 1, drawn ½), beside the chips that rank the table: a bot "
+            "may win fewer deals and more chips.",
             "",
+            *_md_rating_table(standings.win_ratings),
         ]
-        digits = 1 if ratings.scale == "Elo" else 3
-        rows = [
-            [
-                b.bot,
-                f"{b.rating:+.{digits}f}",
-                f"[{b.low:+.{digits}f}, {b.high:+.{digits}f}]",
-                str(b.rank_low) if b.rank_low == b.rank_high else f"{b.rank_low}–{b.rank_high}",
-                "" if b.los_next is None else f"{b.los_next:.1%}",
-            ]
-            for b in ratings.bots
-        ]
-        lines += _md_table(["bot", ratings.scale, "interval", "ranks", "LOS over next"], rows)
     tests = sprt_lines(standings)
     if tests:
         lines += ["", "## Sequential tests", ""] + [f"- {_md(t)}" for t in tests]
     return lines
+
+
+def _md_rating_table(ratings: Ratings) -> list[str]:
+    model = {
+        "bradley-terry": "Bradley–Terry",
+        "plackett-luce": "Plackett–Luce",
+        "chips": "Chip-strength (score per game, additive)",
+    }.get(ratings.method, ratings.method)
+    lines = [
+        f"{model} fit on every done match between ranked bots at once ({ratings.matches} matches, "
+        f"{ratings.units} deals; the main stage, and a seeding round robin if any); {ratings.scale} centred "
+        f"on the field's mean, {ratings.confidence:.0%} intervals and rank ranges from {ratings.replicates} "
+        f"bootstrap replicates ({ratings.intervals}); LOS: the likelihood of being stronger than the next bot.",
+        "",
+    ]
+    digits = 1 if ratings.scale == "Elo" else 3
+    rows = [
+        [
+            b.bot,
+            f"{b.rating:+.{digits}f}",
+            f"[{b.low:+.{digits}f}, {b.high:+.{digits}f}]",
+            str(b.rank_low) if b.rank_low == b.rank_high else f"{b.rank_low}–{b.rank_high}",
+            "" if b.los_next is None else f"{b.los_next:.1%}",
+        ]
+        for b in ratings.bots
+    ]
+    return lines + _md_table(["bot", ratings.scale, "interval", "ranks", "LOS over next"], rows)
 
 
 def sprt_lines(standings: Standings) -> list[str]:

@@ -294,6 +294,10 @@ class Standings(msgspec.Struct, kw_only=True):
     #: Ratings with intervals over the main stage's done matches; ``None`` when not
     #: computed (the live view) or before any match is done.
     ratings: Ratings | None = None
+    #: Games ranked by score: the Bradley–Terry (Plackett–Luce) Elo on deals won, drawn and
+    #: lost, beside the chip ratings that rank like the table (the two can disagree: a bot
+    #: may win fewer deals and more chips).
+    win_ratings: Ratings | None = None
     #: Why there are no ratings although they were asked for (a fit that failed), in one line.
     ratings_problem: str | None = None
 
@@ -781,18 +785,18 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
     complete = _complete(plan, fmt, outcomes, {m.key for m in matches if m.status == "done"})
     crosstable = _crosstable(main, ranked, plan.seats)
     ratings = None
+    win_ratings = None
     ratings_problem = None
     if with_ratings:
         done = [(m.id, m.attempts) for m in main if m.status == "done"]
         played = read_played(conn, done, cache.played)
         seeding = [(m.id, m.attempts) for m in matches if m.stage == SEEDING and m.status == "done"]
+        rated = read_played(conn, seeding, cache.played) + played
         try:
-            ratings = rate(
-                ranked,
-                read_played(conn, seeding, cache.played) + played,
-                store.seed,
-                by_score=game.standing is Standing.SCORE,
-            )
+            by_score = game.standing is Standing.SCORE
+            ratings = rate(ranked, rated, store.seed, by_score=by_score)
+            # A chip game is also rated on deals won, beside: who wins more deals.
+            win_ratings = rate(ranked, rated, store.seed) if by_score else None
         except (RuntimeError, ValueError, FloatingPointError) as exc:
             # A fit that fails must not cost the standings: they are written without it.
             ratings_problem = f"the ratings could not be fitted: {exc}"
@@ -806,6 +810,7 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
         crosstable=crosstable,
         faults=_faults(conn, config, matches, ranked, cache),
         ratings=ratings,
+        win_ratings=win_ratings,
         ratings_problem=ratings_problem,
         **extras,
     )
