@@ -4,13 +4,35 @@ options and the limit options (their flags, parsing and help), and what they mak
 from __future__ import annotations
 
 import argparse
+import contextlib
 import math
+import sys
 from typing import Any, NoReturn
 
 from referee import games
 from referee.core.limits import LimitsOverride, MiB
 from referee.core.seeding import SEEDS
 from referee.stats.sprt import SprtSpec, parse_sprt
+
+#: Exit statuses, shared by the commands (each one's epilog says what it means by them).
+EXIT_OK = 0
+#: The command ran but what it checked failed (``referee check``), or it could not go on.
+EXIT_FAILED = 1
+#: A usage error — a bad option, bot or path — said in one line.
+EXIT_USAGE = 2
+#: A bot cannot start (or its build failed).
+EXIT_CANNOT_START = 3
+#: An output could not be written (the disk filled up): the summary at the end, or the
+#: log or an export during the match, which stopped there.
+EXIT_CANNOT_WRITE = 4
+
+
+def say(line: str) -> None:
+    """One line on stderr as ``referee: LINE``, if stderr is still there (a hung-up
+    terminal, a closed pipe: the results matter more than the message)."""
+    with contextlib.suppress(OSError):
+        print(f"referee: {line}", file=sys.stderr, flush=True)
+
 
 #: Words that lift a limit (``--cpu-limit none``).
 _UNLIMITED = {"none", "inf", "unlimited"}

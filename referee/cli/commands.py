@@ -23,6 +23,8 @@ import trio
 
 from referee import __version__, games
 from referee.cli import arguments, check, output, plan, standings, tournament
+from referee.cli.arguments import EXIT_CANNOT_START, EXIT_CANNOT_WRITE, EXIT_OK, EXIT_USAGE
+from referee.cli.arguments import say as _say
 from referee.core import interrupts, records
 from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.core.limits import MiB
@@ -34,12 +36,6 @@ from referee.sinks import files as output_files
 from referee.sinks.progress import MatchProgress
 from referee.sinks.summary import SummaryFile
 
-EXIT_OK = 0
-EXIT_USAGE = 2
-EXIT_CANNOT_START = 3
-#: An output could not be written (the disk filled up): the summary at the end, or the
-#: log or an export during the match, which stopped there.
-EXIT_CANNOT_WRITE = 4
 BUILD_TIMEOUT_S = 600
 
 EXIT_CODES_HELP = """exit status:
@@ -281,13 +277,6 @@ def cmd_match(args: argparse.Namespace) -> int:
         guard.raising = False
         match, config = prepared
         return _play(match, config, args, guard)
-
-
-def _say(line: str) -> None:
-    """One line on stderr, if stderr is still there (a hung-up terminal, a closed pipe:
-    the summary matters more than the message)."""
-    with contextlib.suppress(OSError):
-        print(f"referee: {line}", file=sys.stderr, flush=True)
 
 
 def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:

@@ -16,24 +16,24 @@ import argparse
 import contextlib
 import math
 import secrets
-import sys
 import time
 
 import trio
 
 from referee import games
 from referee.cli import arguments
+from referee.cli.arguments import EXIT_CANNOT_START, EXIT_OK, EXIT_USAGE
+from referee.cli.arguments import say as _say
 from referee.core import interrupts
 from referee.core.botspec import BotSpecError, resolve, unique_names
-from referee.core.records import MatchRecord
+from referee.core.records import BotFigures, MatchEvidence, MatchRecord
 from referee.core.verdict import printable
 from referee.games import Standing
 from referee.match import Match, MatchConfig, MatchError
 from referee.match.evidence import score_rate
-from referee.stats.intervals import CONFIDENCE, expected_score
+from referee.stats.intervals import CONFIDENCE, Moments, expected_score
 from referee.stats.planning import Estimate, estimate, variance_reduction
 
-EXIT_OK, EXIT_USAGE, EXIT_CANNOT_START = 0, 2, 3
 #: Pilot games per mode, and the most seconds of play per mode.
 PILOT_GAMES = 400
 PILOT_SECONDS = 60.0
@@ -113,7 +113,7 @@ def main(args: argparse.Namespace) -> int:
     except (TypeError, ValueError) as exc:
         _say(str(exc))
         return EXIT_USAGE
-    by_score = game_class.standing is Standing.SCORE if args.measure is None else args.measure == "score"
+    by_score = _by_score(args)
     pilots: list[tuple[str, MatchRecord, float]] = []
     with interrupts.catching() as guard:
         guard.raising = False
@@ -149,7 +149,9 @@ def main(args: argparse.Namespace) -> int:
             for line in _faults(record):
                 _say(line)
             pilots.append((mode, record, seconds))
-    concurrency = args.concurrency or _default_concurrency(game_class)
+    from referee.tournament.runner import default_concurrency  # what referee tournament would use
+
+    concurrency = args.concurrency or default_concurrency(game_class)
     with contextlib.suppress(OSError):
         for line in report(pilots, args, by_score, concurrency, seed):
             print(line)
@@ -161,13 +163,8 @@ def _broken(record: MatchRecord) -> str | None:
     more (a crashed bot forfeits every decision after) — the plan would measure a bot
     that does not play."""
     for p in record.players:
-        count = sum(p.forfeits.values())
-        if p.games and 2 * count >= p.games:
-            verdicts = ", ".join(f"{v} {n}" for v, n in p.forfeits.items())
-            return (
-                f"bot {p.name} forfeited {count} of {p.games} pilot games ({verdicts}): fix it first "
-                "(referee check BOT), there is nothing to plan"
-            )
+        if p.games and 2 * sum(p.forfeits.values()) >= p.games:
+            return f"{_forfeited(p)}: fix it first (referee check BOT), there is nothing to plan"
     if record.games_played == 0:
         return record.stopped or "the pilot played no game"
     return None
@@ -175,16 +172,16 @@ def _broken(record: MatchRecord) -> str | None:
 
 def _faults(record: MatchRecord) -> list[str]:
     """A warning per bot that forfeited some pilot games: the plan measures it as it played."""
-    out = []
-    for p in record.players:
-        count = sum(p.forfeits.values())
-        if count:
-            verdicts = ", ".join(f"{v} {n}" for v, n in p.forfeits.items())
-            out.append(
-                f"warning: bot {p.name} forfeited {count} of {p.games} pilot games ({verdicts}): "
-                "the plan measures it as it played"
-            )
-    return out
+    return [
+        f"warning: {_forfeited(p)}: the plan measures it as it played"
+        for p in record.players
+        if sum(p.forfeits.values())
+    ]
+
+
+def _forfeited(p: BotFigures) -> str:
+    verdicts = ", ".join(f"{v} {n}" for v, n in p.forfeits.items())
+    return f"bot {p.name} forfeited {sum(p.forfeits.values())} of {p.games} pilot games ({verdicts})"
 
 
 async def _pilot(match: Match, seconds: float) -> tuple[MatchRecord, float]:
@@ -222,8 +219,9 @@ def report(
         if evidence is None or evidence.units < 2:
             lines.append(f"{mode} deals: the pilot played too few games to measure anything")
             continue
-        sample = (evidence.edge or evidence.scores[0]) if by_score else score_rate(evidence)
-        est = estimate(mode, sample, evidence.games_per_unit, diff, args.confidence, args.power)
+        est = estimate(
+            mode, _measure(evidence, by_score), evidence.games_per_unit, diff, args.confidence, args.power
+        )
         per_game = seconds / max(1, record.games_played)
         estimates.append((est, per_game))
     unit = "per game" if by_score else ""
@@ -274,8 +272,21 @@ def _difference(
     evidence = pilots[0][1].evidence
     if evidence is None or evidence.units == 0:
         return None
-    seen = ((evidence.edge or evidence.scores[0]).mean if by_score else score_rate(evidence).mean) - null
+    seen = _measure(evidence, by_score).mean - null
     return abs(seen) if seen != 0 else None
+
+
+def _measure(evidence: MatchEvidence, by_score: bool) -> Moments:
+    """The per-deal sample the question is about: the first bot's edge per game, or its
+    score rate."""
+    return (evidence.edge or evidence.scores[0]) if by_score else score_rate(evidence)
+
+
+def _by_score(args: argparse.Namespace) -> bool:
+    """Whether the measure is score (``--measure``, else what ranks the game)."""
+    if args.measure is not None:
+        return args.measure == "score"
+    return games.get(args.game).standing is Standing.SCORE
 
 
 def _check(args: argparse.Namespace) -> str | None:
@@ -291,9 +302,7 @@ def _check(args: argparse.Namespace) -> str | None:
         return "--diff must be a non-zero number"
     if args.elo is not None and (args.elo == 0 or not math.isfinite(args.elo)):
         return "--elo must be a non-zero number"
-    by_score = (
-        games.get(args.game).standing is Standing.SCORE if args.measure is None else args.measure == "score"
-    )
+    by_score = _by_score(args)
     if args.elo is not None and by_score:
         return "--elo is a difference of score rate: give --diff in score per game, or --measure rate"
     if args.diff is not None and not by_score and abs(args.diff) >= 0.5:
@@ -305,12 +314,6 @@ def _check(args: argparse.Namespace) -> str | None:
     if args.concurrency is not None and args.concurrency < 1:
         return "--concurrency must be at least 1"
     return None
-
-
-def _default_concurrency(game: type[games.Game]) -> int:
-    from referee.tournament.runner import default_concurrency
-
-    return default_concurrency(game)
 
 
 def _count(n: int, noun: str) -> str:
@@ -325,8 +328,3 @@ def _duration(seconds: float) -> str:
     if seconds < 2 * 86400:
         return f"{seconds / 3600:.1f} h"
     return f"{seconds / 86400:.1f} days"
-
-
-def _say(line: str) -> None:
-    with contextlib.suppress(OSError):
-        print(f"referee: {line}", file=sys.stderr, flush=True)

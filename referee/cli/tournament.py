@@ -26,6 +26,8 @@ import trio
 
 from referee import games
 from referee.cli import arguments
+from referee.cli.arguments import EXIT_CANNOT_WRITE, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from referee.cli.arguments import say as _say
 from referee.core import interrupts
 from referee.core.botspec import BotSpec, BotSpecError, unique_names
 from referee.core.limits import LimitsOverride
@@ -49,11 +51,6 @@ from referee.tournament.runner import ResultsNotStored, Runner, TournamentError,
 from referee.tournament.store import NoTournament, Store, StoreError
 from referee.tournament.store import writer as store_writer
 from referee.tournament.workers import WorkerLost
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-EXIT_CANNOT_WRITE = 4
 
 EPILOG = """exit status:
   0    the tournament is complete (whatever the verdicts)
@@ -205,11 +202,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
                 "tournament (dice poker, Liar's Dice), per bot for the whole tournament"
             )
     return parser
-
-
-def _say(line: str) -> None:
-    with contextlib.suppress(OSError):
-        print(f"referee: {line}", file=sys.stderr, flush=True)
 
 
 # ---------------------------------------------------------------------- configuration

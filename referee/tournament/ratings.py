@@ -8,20 +8,23 @@ bracket alone says little); the intervals of the table's means and of the crosst
 count the main stage, as those figures do.  Bots that have not played are not rated.  Each
 done match's record carries its :class:`~referee.core.records.MatchEvidence` (per-deal
 sufficient statistics the match kept as it played); a record written before those were
-kept is rebuilt once from its stored games.
+kept is rebuilt from its stored games, once per reader (its cache keeps it).
 
 What is computed (:func:`rate`), all at once from every counted result — not by online
 updates, whose outcome depends on the order games were played in and whose
 uncertainty collapses:
 
-* **ratings**: two-seat games a Bradley–Terry fit on the Elo scale
-  (:mod:`referee.stats.bradley_terry`; a game won 1, drawn ½), multi-seat games a
-  Plackett–Luce fit over finishing orders (:mod:`referee.stats.plackett_luce`).  Each
-  with a percentile-bootstrap interval over deals resampled within each match (so who
-  met whom is kept, and a duplicate deal's games stay together), the range of ranks the
-  replicates give each bot, and the likelihood of superiority of each bot over the next
-  in rating order.  Elo is centred: the field's mean is 0.  The bootstrap's generator is
-  seeded from the tournament's seed: the same store gives the same intervals.
+* **ratings**: games ranked by wins, two-seat a Bradley–Terry fit on the Elo scale
+  (:mod:`referee.stats.bradley_terry`; a game won 1, drawn ½), multi-seat a
+  Plackett–Luce fit over finishing orders (:mod:`referee.stats.plackett_luce`); games
+  ranked by score, a chip-strength fit in score per game (:mod:`referee.stats.chips`).
+  Each with a percentile-bootstrap interval — deals resampled within each pair or
+  lineup (so who met whom is kept, and a duplicate deal's games stay together), or,
+  where some pair played fewer than :data:`RESAMPLE_MIN_DEALS` deals or all alike,
+  games drawn from the fitted model — the range of ranks the replicates give each bot,
+  and the likelihood of superiority of each bot over the next in rating order.  Ratings
+  are centred: the field's mean is 0.  The bootstrap's generator is seeded from the
+  tournament's seed: the same store gives the same intervals.
 * **mean score per game** of each bot with a Student-t interval over its deals
   (:mod:`referee.stats.intervals`) — chips per hand in dice poker and Hold'em;
 * **per pair** (the crosstable): two seats, the row bot's score rate and its *edge* per
@@ -44,7 +47,7 @@ from typing import TYPE_CHECKING
 import msgspec
 
 from referee.core.records import GameRecord, MatchEvidence, MatchRecord
-from referee.match.evidence import EvidenceTally, score_rate
+from referee.match.evidence import evidence_of, score_rate
 from referee.stats.intervals import CONFIDENCE, Interval, Moments, mean_interval, pooled, rate_interval
 from referee.stats.sprt import SprtResult
 
@@ -52,6 +55,7 @@ if TYPE_CHECKING:  # numpy and the fits load when a rating is computed, not with
     import numpy as np
 
     from referee.stats import bradley_terry, plackett_luce
+    from referee.stats.ratings import RatingFit
 
 #: Bootstrap replicates of a two-seat (Bradley–Terry) and a multi-seat (Plackett–Luce) fit.
 PAIR_REPLICATES = 1000
@@ -135,7 +139,7 @@ class PairResult(msgspec.Struct, kw_only=True, omit_defaults=True):
     mean_score_low: float | None = None
     mean_score_high: float | None = None
     #: Two seats: the sequential test of the pair's last match that ran one, in the row
-    #: of the bot it tested (the match's first bot: "is it elo1 rather than elo0 stronger?").
+    #: of the bot it tested (the match's ``sprt_bot``: "is it elo1 rather than elo0 stronger?").
     sprt: SprtResult | None = None
 
 
@@ -159,7 +163,7 @@ def read_played(
             evidence = record.evidence
             if evidence is None:
                 evidence = _rebuilt(conn, mid, len(lineup), len(lineup) if record.duplicate else 1)
-            held = (attempts, Played(lineup, evidence, record.sprt, record.sprt_bot or lineup[0]))
+            held = (attempts, Played(lineup, evidence, record.sprt, record.sprt_bot))
             cache[mid] = held
         out.append(held[1])
     return out
@@ -167,24 +171,23 @@ def read_played(
 
 def _rebuilt(conn: sqlite3.Connection, mid: int, bots: int, games_per_unit: int) -> MatchEvidence:
     """The evidence of a match whose record predates it, from its stored games."""
-    tally = EvidenceTally(bots, games_per_unit)
     rows = conn.execute(
         "SELECT game, deal, rotation, seats, scores, ranks FROM games WHERE match_id = ? ORDER BY game",
         (mid,),
     )
-    for game, deal, rotation, seats, scores, ranks in rows:
-        tally.add(
-            GameRecord(
-                game=game,
-                deal=deal,
-                rotation=rotation,
-                seed=0,
-                seats=_decode_list(seats),
-                scores=_decode_list(scores),
-                ranks=_decode_list(ranks),
-            )
+    records = (
+        GameRecord(
+            game=game,
+            deal=deal,
+            rotation=rotation,
+            seed=0,
+            seats=_decode_list(seats),
+            scores=_decode_list(scores),
+            ranks=_decode_list(ranks),
         )
-    return tally.result()
+        for game, deal, rotation, seats, scores, ranks in rows
+    )
+    return evidence_of(records, bots, games_per_unit)
 
 
 # ---------------------------------------------------------------------- ratings
@@ -212,49 +215,16 @@ def rate(
         return None
     import numpy as np
 
-    from referee.stats import bradley_terry, chips, plackett_luce
-
     rng = np.random.default_rng(_bootstrap_seed(seed))
-    two_seat = all(len(p.lineup) == 2 for p in counted)
-    parametric = False
-    scale = "Elo"
     if by_score:
-        observations = _chip_observations(counted, index)
-        if not observations:
-            return None
-        reps = replicates or PAIR_REPLICATES
-        fit = chips.rate_chips(len(bots), observations, replicates=reps, confidence=confidence, rng=rng)
-        method, scale, how = CHIPS, "score per game", CHIP_INTERVALS
-    elif two_seat:
-        strata = _pair_strata(counted, index)
-        if not strata:
-            return None
-        reps = replicates or PAIR_REPLICATES
-        parametric = any(_too_few(s.counts) for s in strata)
-        fit = bradley_terry.rate_pairs(
-            len(bots), strata, replicates=reps, confidence=confidence, rng=rng, parametric=parametric
-        )
-        method = "bradley-terry"
+        fitted = _fit_chips(counted, index, replicates or PAIR_REPLICATES, confidence, rng)
+    elif all(len(p.lineup) == 2 for p in counted):
+        fitted = _fit_pairs(counted, index, replicates or PAIR_REPLICATES, confidence, rng)
     else:
-        placement_strata = _placement_strata(counted, index)
-        if not placement_strata:
-            return None
-        reps = replicates or PLACEMENT_REPLICATES
-        seats = max(len({i for u in s.units for g in u for grp in g for i in grp}) for s in placement_strata)
-        parametric = (
-            any(_too_few(s.counts) for s in placement_strata) and seats <= plackett_luce.PARAMETRIC_SEATS
-        )
-        fit = plackett_luce.rate_placements(
-            len(bots),
-            placement_strata,
-            replicates=reps,
-            confidence=confidence,
-            rng=rng,
-            parametric=parametric,
-        )
-        method = "plackett-luce"
-    if method != CHIPS:
-        how = PARAMETRIC if parametric else RESAMPLED
+        fitted = _fit_placements(counted, index, replicates or PLACEMENT_REPLICATES, confidence, rng)
+    if fitted is None:
+        return None
+    fit, method, how = fitted
     digits = 4 if method == CHIPS else 2
     rows = []
     order = [int(i) for i in fit.order]
@@ -272,14 +242,74 @@ def rate(
         )
     return Ratings(
         method=method,
-        scale=scale,
+        scale="score per game" if method == CHIPS else "Elo",
         confidence=confidence,
-        replicates=reps,
+        replicates=fit.replicates,
         matches=len(counted),
         units=sum(p.evidence.units for p in counted),
         bots=rows,
         intervals=how,
     )
+
+
+#: A fit, its method and how its intervals were made (``Ratings.intervals``).
+_Fitted = tuple["RatingFit", str, str]
+
+
+def _fit_chips(
+    played: Sequence[Played],
+    index: Mapping[str, int],
+    replicates: int,
+    confidence: float,
+    rng: np.random.Generator,
+) -> _Fitted | None:
+    from referee.stats import chips
+
+    observations = _chip_observations(played, index)
+    if not observations:
+        return None
+    fit = chips.rate_chips(len(index), observations, replicates=replicates, confidence=confidence, rng=rng)
+    return fit, CHIPS, CHIP_INTERVALS
+
+
+def _fit_pairs(
+    played: Sequence[Played],
+    index: Mapping[str, int],
+    replicates: int,
+    confidence: float,
+    rng: np.random.Generator,
+) -> _Fitted | None:
+    from referee.stats import bradley_terry
+
+    strata = _pair_strata(played, index)
+    if not strata:
+        return None
+    parametric = any(_too_few(s.counts) for s in strata)
+    fit = bradley_terry.rate_pairs(
+        len(index), strata, replicates=replicates, confidence=confidence, rng=rng, parametric=parametric
+    )
+    return fit, "bradley-terry", PARAMETRIC if parametric else RESAMPLED
+
+
+def _fit_placements(
+    played: Sequence[Played],
+    index: Mapping[str, int],
+    replicates: int,
+    confidence: float,
+    rng: np.random.Generator,
+) -> _Fitted | None:
+    from referee.stats import plackett_luce
+
+    strata = _placement_strata(played, index)
+    if not strata:
+        return None
+    seats = max(len({i for u in s.units for g in u for grp in g for i in grp}) for s in strata)
+    # The parametric bootstrap enumerates a lineup's orders: tables of up to 6 seats.
+    parametric = any(_too_few(s.counts) for s in strata) and seats <= plackett_luce.PARAMETRIC_SEATS
+    fit = plackett_luce.rate_placements(
+        len(index), strata, replicates=replicates, confidence=confidence, rng=rng, parametric=parametric
+    )
+    return fit, "plackett-luce", PARAMETRIC if parametric else RESAMPLED
 
 
 def _chip_observations(played: Sequence[Played], index: Mapping[str, int]) -> list:

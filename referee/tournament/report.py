@@ -134,9 +134,11 @@ def _rating_columns(standings: Standings, compact: bool) -> list[Column]:
 
 def rank_range(row: BotRow) -> str:
     """``2–4``: the ranks the rating's replicates give the bot; empty without one."""
-    if row.rank_low is None:
-        return ""
-    return str(row.rank_low) if row.rank_low == row.rank_high else f"{row.rank_low}–{row.rank_high}"
+    return "" if row.rank_low is None or row.rank_high is None else _ranks(row.rank_low, row.rank_high)
+
+
+def _ranks(low: int, high: int) -> str:
+    return str(low) if low == high else f"{low}–{high}"
 
 
 def mean_score_text(row: BotRow) -> str:
@@ -245,9 +247,9 @@ def crosstable_csv(standings: Standings) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow(["bot", *table.bots])
+    standing = standings.tournament.standing
     for row in table.bots:
         cells = table.cells.get(row, {})
-        standing = standings.tournament.standing
         writer.writerow([row, *(crosstable_cell(cells.get(col), table.kind, standing) for col in table.bots)])
     return buffer.getvalue()
 
@@ -406,7 +408,7 @@ def _md_rating_table(ratings: Ratings) -> list[str]:
             b.bot,
             f"{b.rating:+.{digits}f}",
             f"[{b.low:+.{digits}f}, {b.high:+.{digits}f}]",
-            str(b.rank_low) if b.rank_low == b.rank_high else f"{b.rank_low}–{b.rank_high}",
+            _ranks(b.rank_low, b.rank_high),
             "" if b.los_next is None else f"{b.los_next:.1%}",
         ]
         for b in ratings.bots
