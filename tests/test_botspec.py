@@ -104,3 +104,23 @@ def test_a_manifest_may_only_lower_its_limits():
     assert got.processes == 8
     assert Limits(cpu_s=None).lowered(LimitsOverride(cpu_s=3.0)).cpu_s == 3.0  # None: no limit at all
     assert game.lowered(asked).merged(LimitsOverride(decision_s=30.0)).decision_s == 30.0
+
+
+def test_a_manifest_mistake_is_said_in_the_files_words(tmp_path):
+    """A misspelt key names the key meant, and where (not msgspec's "Object contains
+    unknown field ... - at `$.limits`")."""
+    from referee.core.botspec import BotSpecError, resolve
+
+    bot = tmp_path / "bot"
+    bot.mkdir()
+    cases = {
+        'rnu = "./bot"\n': "unknown key `rnu` (did you mean `run`?)",
+        'run = "./bot"\n[limits]\ndecison_s = 1\n': "unknown key `decison_s` in [limits] (did you mean `decision_s`?)",
+        'name = "x"\n': "`run` is missing",
+        'run = "./bot"\n[limits]\ndecision_s = "fast"\n': "limits.decision_s: must be a number, not a string",
+    }
+    for text, words in cases.items():
+        (bot / "bot.toml").write_text(text)
+        with pytest.raises(BotSpecError) as caught:
+            resolve(str(bot))
+        assert words in str(caught.value), str(caught.value)

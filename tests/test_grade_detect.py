@@ -286,9 +286,10 @@ def test_junk_ignored(tmp_path: Path) -> None:
 
 
 def test_only_junk_is_no_entry_point(tmp_path: Path) -> None:
-    """Junk is not listed among the files seen either."""
+    """Junk is not listed among the files seen either; a README alone is named, as not a
+    program (a student who handed in only their write-up is told so, not "no files")."""
     reason = _refused(tmp_path, {"README.md": "", ".x.py": "", "__pycache__/a.py": ""}, "no-entry-point")
-    assert "no files" in reason
+    assert "only README.md, which is not a program" in reason and ".x.py" not in reason
 
 
 def test_control_characters_in_names_stay_on_one_line(tmp_path: Path) -> None:

@@ -24,7 +24,7 @@ import holdem_oracle as oracle
 from referee.games import holdem
 
 #: Kept modest for the suite's time; `python benchmarks/holdem_oracle.py N` compares more.
-HANDS = 2000
+HANDS = 800
 
 
 def test_random_hands_agree_with_pokerkit() -> None:

@@ -22,7 +22,7 @@ import msgspec
 import trio
 
 from referee import __version__, games
-from referee.cli import arguments, check, output, plan, standings, tournament
+from referee.cli import arguments, check, grade, output, plan, play, replay, standings, tournament
 from referee.cli.arguments import EXIT_CANNOT_START, EXIT_CANNOT_WRITE, EXIT_OK, EXIT_USAGE
 from referee.cli.arguments import say as _say
 from referee.core import interrupts, records
@@ -163,9 +163,12 @@ def build_parser() -> argparse.ArgumentParser:
     sub.add_parser("games", help="list the games")
     sub.add_parser("schema", help="print the JSON Schema of the --log and --json records (docs/records.md)")
     check.add_parser(sub)
+    play.add_parser(sub)
     tournament_parser = tournament.add_parser(sub)
     standings.add_parser(sub)
     plan_parser = plan.add_parser(sub)
+    grade.add_parser(sub)
+    replay.add_parser(sub)
 
     bench = sub.add_parser(
         "bench",
@@ -453,10 +456,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "games": cmd_games,
         "bench": cmd_bench,
         "check": check.main,
+        "play": play.main,
         "schema": cmd_schema,
         "tournament": tournament.main,
         "standings": standings.main,
         "plan": plan.main,
+        "grade": grade.main,
+        "replay": replay.main,
     }[args.command]
     return handler(args)
 

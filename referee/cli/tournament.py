@@ -81,6 +81,7 @@ _SETTABLE = (
     "out",
     "sandbox",
     "give_up_after",
+    "live",
 )
 _SWITCHES = ("duplicate", "recover", "allow_root_bots", "build", "quiet", "game_logs")
 
@@ -187,6 +188,15 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "played instead of replaying them (the bots restart without their memory)",
     )
     parser.add_argument("--quiet", action="store_true", default=None, help="no live display")
+    parser.add_argument(
+        "--live",
+        nargs="?",
+        type=int,
+        const=8000,
+        metavar="PORT",
+        help="serve a live page of the standings on http://127.0.0.1:PORT/ while it runs (default port "
+        "8000; 0: any free port); read-only, this machine only",
+    )
     parser.add_argument("--sandbox", choices=sandbox.CHOICES, help="isolation layer (default auto)")
     parser.add_argument(
         "--allow-root-bots", action="store_true", default=None, help="see referee match --help"
@@ -345,7 +355,9 @@ def prepare(args: argparse.Namespace) -> Prepared:
         out=str(out),
         concurrency=values.get("concurrency"),
         quiet=bool(values.get("quiet", False)),
-        game_logs=bool(values.get("game_logs", False)),
+        # The live page links each done match's replay: it needs the games' records.
+        game_logs=bool(values.get("game_logs", False)) or values.get("live") is not None,
+        live=values.get("live"),
     )
     return Prepared(
         config,
@@ -360,7 +372,7 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
     given = [
         f"--{k.replace('_', '-')}"
         for k in _SETTABLE
-        if k != "concurrency" and getattr(args, k, None) is not None
+        if k not in ("concurrency", "live") and getattr(args, k, None) is not None
     ]
     given += [
         f"--{k.replace('_', '-')}"
@@ -373,7 +385,7 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
         )
         raise ConfigError(
             f"--resume takes the configuration stored in {args.resume}; only --concurrency, --quiet, "
-            f"--game-logs and --keep-played may be given (got {extra})"
+            f"--game-logs, --keep-played and --live may be given (got {extra})"
         )
     store = Store.read(args.resume)
     try:
@@ -387,8 +399,9 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
         out=args.resume,
         concurrency=args.concurrency,
         quiet=bool(args.quiet),
-        game_logs=bool(args.game_logs),
+        game_logs=bool(args.game_logs) or args.live is not None,
         keep_played=bool(args.keep_played),
+        live=args.live,
     )
     return Prepared(config, specs, settings, resumed=True)
 
@@ -527,8 +540,20 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
             finally:
                 nursery.cancel_scope.cancel()
 
+    web = contextlib.nullcontext()
+    if settings.live is not None:
+        from referee.tournament.web import LiveServer
+
+        try:
+            web = LiveServer(out, settings.live, title=title)
+        except OSError as exc:
+            _say(
+                f"--live {settings.live}: cannot serve there ({exc.strerror or exc}); playing without the live page"
+            )
+        else:
+            _say(f"live page: {web.url} (read-only; it stops when the tournament ends)")
     try:
-        with display:
+        with display, web:
             _, signum = trio.run(interrupts.run_until_signalled, play, guard, None)
     except* (TournamentError, WorkerLost) as group:
         error = _leaf(group)

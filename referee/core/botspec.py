@@ -26,6 +26,7 @@ from pathlib import Path
 import msgspec
 
 from referee.core.limits import LimitsOverride
+from referee.core.toml_errors import explain
 
 MANIFEST = "bot.toml"
 
@@ -146,7 +147,9 @@ def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
             raise BotSpecError(f"{arg}: a directory needs a {MANIFEST} manifest (see docs/writing-a-bot.md)")
         try:
             manifest = msgspec.toml.decode(manifest_path.read_bytes(), type=Manifest)
-        except (msgspec.ValidationError, msgspec.DecodeError) as exc:
+        except msgspec.ValidationError as exc:
+            raise BotSpecError(f"{manifest_path}: {explain(exc, Manifest)}") from None
+        except msgspec.DecodeError as exc:
             raise BotSpecError(f"{manifest_path}: {exc}") from None
         words = shlex.split(manifest.run)
         if not words:

@@ -410,7 +410,12 @@ def detect(folder: Path) -> Detected | NotDetected:
     if found:
         return found[0][1]
     seen = _all_files(folder)
-    listing = f"files seen: {_names(seen)}" if seen else "the submission has no files"
+    if seen:
+        listing = f"files seen: {_names(seen)}"
+    else:
+        docs = sorted(p.name for p in folder.iterdir() if p.is_file() and not p.name.startswith("."))
+        what = "which is not a program" if len(docs) == 1 else "which are not programs"
+        listing = f"only {_names(docs)}, {what}" if docs else "the submission has no files"
     return _not(
         NO_ENTRY_POINT,
         f"no bot found ({listing}); expected at the top level a {MANIFEST}, a Makefile, go.mod, Cargo.toml, "

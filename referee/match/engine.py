@@ -404,6 +404,8 @@ class Match:
                 bot = player.seat
                 assert bot is not None
             line = request(seat)
+            if bot.wants_judge:  # a person: told why a move would forfeit, before sending it
+                bot.judge = functools.partial(judge_reply, state, seat)
             try:
                 reply = await bot.request(line)
             except BotFault as fault:
@@ -459,6 +461,8 @@ class Match:
             if bot is None or bot.death is not None:
                 replies[seat] = None
                 return
+            if bot.wants_judge:
+                bot.judge = functools.partial(judge_reply, state, seat)
             try:
                 replies[seat] = await bot.request(lines[seat])
             except BotFault as fault:
@@ -593,6 +597,18 @@ class Match:
             sprt=self.sprt.result() if self.sprt is not None else None,
             sprt_bot=self.players[self._sprt_position].name if self.sprt is not None else None,
         )
+
+
+def judge_reply(state: GameState, seat: int, reply: bytes) -> str | None:
+    """What the match would say of ``reply`` (no newline) from ``seat`` now: ``None`` if
+    it is accepted, else the forfeit's detail — the decoder's reason (a protocol fault)
+    or the rules' (an illegal move), exactly as :meth:`Match._judge` records them.
+    Changes nothing: a seat with ``wants_judge`` calls it before answering."""
+    try:
+        action = state.decode(seat, reply)
+    except ProtocolError as exc:
+        return str(exc)
+    return state.illegal(seat, action)
 
 
 def _points_of(record: GameRecord, position: int) -> float:

@@ -12,8 +12,8 @@ A match drives each bot through this small surface and nothing else::
 
 How a seat runs its bot — a sandboxed process with a limits monitor and a stderr
 capture (:class:`referee.seats.process.bot.BotProcess`), a Python callable in the referee's own
-process (:class:`referee.seats.inprocess.InProcessSeat`), later a TCP connection or a
-human at a terminal — is its own business.  A seat reports how it ended through
+process (:class:`referee.seats.inprocess.InProcessSeat`), a person at a terminal
+(:class:`referee.seats.human.HumanSeat`), later a TCP connection — is its own business.  A seat reports how it ended through
 ``death`` (a :class:`~referee.core.verdict.Verdict`, ``None`` while it may still play) and
 ``death_detail``; the match turns faults into the game's penalties.
 """
@@ -21,8 +21,9 @@ human at a terminal — is its own business.  A seat reports how it ended throug
 from __future__ import annotations
 
 import abc
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
+from typing import ClassVar, Protocol
 
 import msgspec
 import trio
@@ -54,6 +55,13 @@ class Seat(abc.ABC):
     #: Why it cannot play any more, once it cannot; ``None`` while it can.
     death: Verdict | None = None
     death_detail: str = ""
+    #: A seat that sets this gets, before each request, :attr:`judge`: the match's own
+    #: verdict on a reply it is thinking of sending (a person at a terminal is told why
+    #: a move would forfeit, and asked again).  The match reads it once per decision.
+    wants_judge: ClassVar[bool] = False
+    #: ``judge(reply)``: ``None`` if the match would accept ``reply`` (no newline) for
+    #: the request about to be sent, else the forfeit's detail a bot would get.
+    judge: Callable[[bytes], str | None] | None = None
 
     @property
     @abc.abstractmethod

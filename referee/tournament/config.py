@@ -110,6 +110,8 @@ class RunSettings(msgspec.Struct, kw_only=True):
     #: On resume of a tournament whose bots live for the whole tournament, keep the
     #: matches already played instead of replaying them (the bots restart with no memory).
     keep_played: bool = False
+    #: Serve the live page on this port of 127.0.0.1 (``--live``; 0: any free port).
+    live: int | None = None
 
     def __post_init__(self) -> None:
         if self.concurrency is not None and self.concurrency < 1:
@@ -166,6 +168,7 @@ FILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "quiet": bool,
     "game_logs": bool,
     "sprt": str,
+    "live": int,
 }
 
 

@@ -359,6 +359,9 @@ class BotProcess(Seat):
             self._kill_tree()
             await self._wait_exit(self.limits.exit_s)
             await self._reap_leftovers()
+            # The drain task may not have run since the bot's last words (the fast path
+            # yields only every few answers): keep what the pipe still holds (bounded).
+            self._take_stderr(reads=64)
             self._stderr_scope.cancel()
             self._close_fd("_rfd")
             self._close_fd("_efd")

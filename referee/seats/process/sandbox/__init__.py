@@ -65,6 +65,7 @@ from referee.seats.process.sandbox.reaping import (
     TOKEN_VAR,
     become_subreaper,
     carrying_token,
+    owned,
     reap_orphans,
 )
 from referee.seats.process.sandbox.rlimits import rlimits_for
@@ -100,6 +101,7 @@ __all__ = [
     "is_root",
     "jail",
     "landlock",
+    "owned",
     "problem",
     "reap_orphans",
     "release_uid",

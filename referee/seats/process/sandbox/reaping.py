@@ -14,10 +14,11 @@ referee (the classic double-forked daemon).  Three things keep such escapees in 
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import os
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import psutil
 
@@ -44,9 +45,20 @@ def become_subreaper() -> bool:
         return False
 
 
-#: Bot leaders this process spawned and has not reaped yet: their exit status is
-#: collected by their own BotProcess, never by :func:`reap_orphans`.
+#: Children this process spawned and has not reaped yet — bot leaders, and any other
+#: child whose exit status its owner collects (a grading run's child commands): never
+#: reaped by :func:`reap_orphans`, which would lose that status.
 LEADERS: set[int] = set()
+
+
+@contextlib.contextmanager
+def owned(pid: int) -> Iterator[None]:
+    """While inside, ``pid`` (a child of ours) is left to its owner to reap."""
+    LEADERS.add(pid)
+    try:
+        yield
+    finally:
+        LEADERS.discard(pid)
 
 
 def reap_orphans() -> int:

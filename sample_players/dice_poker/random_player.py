@@ -1,0 +1,37 @@
+#!/usr/bin/env python3
+"""Dice poker sample bot: folds or raises/calls uniformly at random, whatever its die.
+
+Usage: random_player.py [SEED]   (default: a seed drawn from os.urandom, so every run differs)
+
+Every decision (state 0 or 1) has exactly two legal replies, fold (0) and raise/call
+(non-zero); each is chosen with probability 1/2, ignoring B, the die and the opponent.
+Information lines (states 2..5) are answered 0, as the seed demands.  The baseline
+every real strategy should beat (``referee grade``'s qualification opponent): it loses
+clearly to threshold.py.
+"""
+
+import os
+import pathlib
+import random
+import sys
+
+sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+
+from protocol import dice_poker as wire
+
+
+def main() -> None:
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else int.from_bytes(os.urandom(8), "big")
+    rng = random.Random(seed)
+    out = sys.stdout.buffer
+    ignored = wire.encode_reply(0)
+    for line in sys.stdin.buffer:
+        message = wire.parse_message(line)
+        # The legal replies to a request: fold, or raise (first player) / call (second).
+        # Information lines get an answer too ("DO return a value even in this case").
+        out.write(wire.encode_reply(rng.choice((wire.FOLD, wire.RAISE))) if message.is_request else ignored)
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()
