@@ -17,6 +17,7 @@ The bots are compiled with ``cc`` into a temporary directory.
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import subprocess
@@ -173,11 +174,45 @@ def dice_poker_us_per_deal(bot: Path, deals: int) -> tuple[float, float]:
     return elapsed, elapsed / deals * 1e6
 
 
+def remote_us_per_decision(bot: Path, games_count: int) -> tuple[float, float]:
+    """The Yahtzee match of :func:`match_us_per_decision` with both bots remote: a
+    ``referee serve`` here and two ``referee connect`` processes on loopback, every
+    process on the one pinned core.  Returns (µs per decision remote, µs per decision
+    of the same match run locally), each the match's wall time over its decisions."""
+    from referee.remote.server import ServeConfig, Server
+
+    local = match_us_per_decision(bot, games_count)[2]
+
+    async def run(out: Path) -> float:
+        config = ServeConfig(game="yahtzee", table_size=2, games=games_count, seed=1, tables=1)
+        server = Server(config, out=out)
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        port = listeners[0].socket.getsockname()[1]
+        argv = [sys.executable, "-m", "referee", "connect", f"127.0.0.1:{port}", str(bot), "--name"]
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(server.run, listeners)
+            for name in ("fast-1", "fast-2"):
+                nursery.start_soon(
+                    functools.partial(
+                        trio.run_process,
+                        [*argv, name],
+                        stdout=subprocess.DEVNULL,
+                        stderr=subprocess.DEVNULL,
+                        check=False,
+                    )
+                )
+        table = server.results[0]
+        return table.seconds / sum(p.decisions for p in table.record.players) * 1e6
+
+    with tempfile.TemporaryDirectory(prefix="referee-bench-serve-") as out:
+        return trio.run(run, Path(out)), local
+
+
 def _verdict(ratio: float, target: float) -> str:
     return "met" if ratio <= target else "missed"
 
 
-def main(round_trips: int = 200_000, games: int = 1000, deals: int = 100_000) -> int:
+def main(round_trips: int = 200_000, games: int = 1000, deals: int = 100_000, remote: bool = False) -> int:
     if shutil.which(os.environ.get("CC", "cc")) is None:
         print("referee bench needs a C compiler (cc)", file=sys.stderr)
         return 2
@@ -188,6 +223,15 @@ def main(round_trips: int = 200_000, games: int = 1000, deals: int = 100_000) ->
         pingpong = _compile(PINGPONG_C, work / "pingpong")
         fast = _compile(YAHTZEE_FAST_C, work / "yahtzee_fast")
         caller = _compile(DICE_POKER_FAST_C, work / "dice_poker_fast")
+        if remote:
+            remote_us, local_us = remote_us_per_decision(fast, games)
+            print(f"all on core {core}; a {games}-game Yahtzee match between two instant C bots")
+            print(f"local (referee match):                     {local_us:7.2f} µs per decision")
+            print(
+                f"remote (serve + 2 connect, loopback):      {remote_us:7.2f} µs per decision   "
+                f"+{remote_us - local_us:.1f} µs (target ≤ +100: {_verdict(remote_us - local_us, 100)})"
+            )
+            return 0
         raw = min(raw_round_trip_us(pingpong, echo, round_trips) for _ in range(3))
         ours = min(trio.run(referee_round_trip_us, echo, round_trips) for _ in range(3))
         decisions, seconds, per_decision = match_us_per_decision(fast, games)

@@ -22,7 +22,7 @@ import msgspec
 import trio
 
 from referee import __version__, games
-from referee.cli import arguments, check, grade, output, plan, play, replay, standings, tournament
+from referee.cli import arguments, check, grade, output, plan, play, replay, serve, standings, tournament
 from referee.cli.arguments import EXIT_CANNOT_START, EXIT_CANNOT_WRITE, EXIT_OK, EXIT_USAGE
 from referee.cli.arguments import say as _say
 from referee.core import interrupts, records
@@ -169,6 +169,7 @@ def build_parser() -> argparse.ArgumentParser:
     plan_parser = plan.add_parser(sub)
     grade.add_parser(sub)
     replay.add_parser(sub)
+    serve.add_parsers(sub)
 
     bench = sub.add_parser(
         "bench",
@@ -193,6 +194,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=100_000,
         metavar="N",
         help="deals of the dice-poker match (default 100000)",
+    )
+    bench.add_argument(
+        "--remote",
+        action="store_true",
+        help="instead: the Yahtzee match local and through referee serve/connect on loopback, per decision",
     )
     parser.commands = {"match": match, "bench": bench, "tournament": tournament_parser, "plan": plan_parser}  # type: ignore[attr-defined]
     return parser
@@ -439,7 +445,7 @@ def cmd_schema(_: argparse.Namespace) -> int:
 def cmd_bench(args: argparse.Namespace) -> int:
     from referee.cli import bench
 
-    return bench.main(round_trips=args.round_trips, games=args.games, deals=args.deals)
+    return bench.main(round_trips=args.round_trips, games=args.games, deals=args.deals, remote=args.remote)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -463,6 +469,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "plan": plan.main,
         "grade": grade.main,
         "replay": replay.main,
+        "serve": serve.serve_main,
+        "connect": serve.connect_main,
     }[args.command]
     return handler(args)
 

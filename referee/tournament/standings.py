@@ -390,6 +390,11 @@ class _Match:
 
 
 def _config(store: Store) -> TournamentConfig:
+    if isinstance(store.config, dict) and store.config.get("kind") == "serve":
+        raise StandingsError(
+            f"{store.path.parent} holds the tables of a `referee serve`: "
+            f"their standings are in {store.path.parent / 'standings.md'}"
+        )
     try:
         return msgspec.convert(store.config, TournamentConfig)
     except msgspec.ValidationError as exc:
