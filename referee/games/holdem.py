@@ -48,6 +48,20 @@ The seed's quirks, on unless ``seed_quirks=0``:
 Penalty (a timeout, a bad reply, a crashed bot): fold, or check when checking is free
 (calls 0 under the big-blind quirk); at the bot's showdown, a muck.
 
+The ``ppca`` rules (``rules="ppca"``; the default is ``"seed"``) follow the PPCA 2014
+server where the seed's text is silent or ambiguous, and the seed's text where the
+server contradicts it.  They imply the seed's quirks and the bot showdown, and change
+five things (``docs/protocols/holdem.md``, "The ppca rules"):
+
+1. every penalty folds, even where checking (or the big blind's call 0) was free;
+2. pots are made per betting round and per contribution level, and list every
+   contributor, folded ones included; a pot goes to the best hand among its
+   contributors still in the hand, and back to its contributors when all of them folded;
+3. odd chips go to the first winner clockwise counting from the dealer (inclusive);
+4. at the showdown the five cards shown count; an invalid choice ranks below every valid
+   one (but may still win a pot whose other contributors folded);
+5. the first dealer is drawn from the game's seeded RNG, uniformly among the seats.
+
 The deal (see :mod:`referee.games.base`): each hand's deck depends only on the game's
 seed and the hand's number.  The game draws one 64-bit seed at the start; hand h
 shuffles the 52 cards with ``random.Random(seed + (h << 64))`` and deals from the top
@@ -79,6 +93,9 @@ from referee.games.base import DeadBot, Event, Game, GameState, Option, SeatCoun
 from referee.games.holdem_phh import phh_writer
 
 FOLD, CHECK, CALL = wire.FOLD, wire.CHECK, wire.CALL
+
+#: The rule sets of the ``rules`` option: ours (the seed's text), or the PPCA 2014 server's.
+RULES = ("seed", "ppca")
 
 #: The seed's small-blind schedule; each level lasts ``HANDS_PER_LEVEL`` hands.
 SMALL_BLINDS = (1, 2, 5, 10, 20, 50, 100, 200, 500)
@@ -147,7 +164,9 @@ class HoldemState(GameState):
 
     The keyword arguments beyond the seed's game exist for tests and the oracle:
     ``chips`` (starting stacks, one number or one per seat), ``small_blinds`` (the
-    schedule), ``first_dealer``.
+    schedule), ``first_dealer`` (default: seat 0; under the ppca rules drawn from
+    ``rng``).  ``rules="ppca"`` implies the seed's quirks and the bot showdown: the
+    ``seed_quirks`` and ``bot_showdown`` arguments are then ignored.
     """
 
     def __init__(
@@ -160,15 +179,25 @@ class HoldemState(GameState):
         chips: int | Sequence[int] = STARTING_CHIPS,
         small_blinds: Sequence[int] = SMALL_BLINDS,
         hands_per_level: int = HANDS_PER_LEVEL,
-        first_dealer: int = 0,
+        first_dealer: int | None = None,
+        rules: str = "seed",
     ) -> None:
         if seats < 2:
             raise ValueError("hold'em needs at least 2 seats")
+        if rules not in RULES:
+            raise ValueError(f"rules: {rules!r} is not one of {', '.join(RULES)}")
         self.n = seats
+        self.rules = rules
+        #: The PPCA 2014 server's rules (see the module docstring).
+        self.ppca = ppca = rules == "ppca"
         #: The deal: hand h's deck comes from this seed and h alone (see _start_hand).
         self._deal_seed = rng.getrandbits(64)
-        self.quirks = bool(seed_quirks)
-        self.bot_showdown = bool(bot_showdown)
+        if first_dealer is None:
+            # ppca: the first dealer is part of the seeded deal (drawn after the deck
+            # seed, so both rule sets deal the same cards from the same rng).
+            first_dealer = rng.randrange(seats) if ppca else 0
+        self.quirks = bool(seed_quirks) or ppca
+        self.bot_showdown = bool(bot_showdown) or ppca
         self._small_blinds = tuple(small_blinds)
         self._per_level = hands_per_level
         self.max_hands = len(self._small_blinds) * hands_per_level
@@ -435,13 +464,19 @@ class HoldemState(GameState):
     # ================================================================== pots
 
     def pots(self) -> list[tuple[int, tuple[int, ...]]]:
-        """The pots of finished betting rounds: (amount, eligible seats clockwise from the dealer's left)."""
+        """The pots of finished betting rounds: (amount, eligible seats clockwise from the dealer's left).
+
+        Under the ppca rules the seats are every contributor, folded ones included.
+        """
         if self._pots_stale:
             self._refresh_pots()
         return self._pots
 
     def _refresh_pots(self) -> None:
         self._pots_stale = False
+        if self.ppca:
+            self._refresh_ppca_pots()
+            return
         if self.quirks:
             levels = []
             for commit in self.street_commit:
@@ -460,6 +495,27 @@ class HoldemState(GameState):
         self._pots_bytes = (
             b",".join(
                 [_int(amount) + b":" + b".".join([_int(s) for s in sorted(elig)]) for amount, elig in pots]
+            )
+            or b"-"
+        )
+
+    def _refresh_ppca_pots(self) -> None:
+        """The ppca rules' pots: per betting round, one pot per contribution level, each
+        listing every seat that reached the level (folded ones included), clockwise from
+        the dealer's left.  Nothing is merged: within a round no two levels have the same
+        contributors, and across rounds the seed forbids it ("不同轮贡献者相同的彩池不合并")."""
+        order = self.order
+        pots: list[tuple[int, tuple[int, ...]]] = []
+        for contrib in self.street_commit:
+            previous = 0
+            for level in sorted({contrib[s] for s in order if contrib[s] > 0}):
+                contributors = tuple([s for s in order if contrib[s] >= level])
+                pots.append(((level - previous) * len(contributors), contributors))
+                previous = level
+        self._pots = pots
+        self._pots_bytes = (
+            b",".join(
+                [_int(amount) + b":" + b".".join([_int(s) for s in sorted(seats)]) for amount, seats in pots]
             )
             or b"-"
         )
@@ -509,6 +565,9 @@ class HoldemState(GameState):
 
     def _pay_showdown(self) -> None:
         """Each pot to the best hand among its eligible players; ties split, odd chips first."""
+        if self.ppca:
+            self._pay_ppca()
+            return
         pots = self.pots()
         winners = [self._pot_winners(eligible) for _, eligible in pots]
         if not self.quirks:
@@ -546,20 +605,58 @@ class HoldemState(GameState):
         best = min(ranks.values())
         return [s for s in eligible if ranks.get(s) == best]
 
+    def _pay_ppca(self) -> None:
+        """The ppca rules' payout (also when all but one folded): each pot to the best hand
+        among its contributors still in the hand, an invalid show (``None``) ranking below
+        every valid one; a pot whose contributors all folded goes back to them.  A tie
+        splits the pot; the odd chips go to the first winner clockwise counting from the
+        dealer, the dealer included."""
+        n, dealer, folded = self.n, self.dealer, self.folded
+        payout: dict[int, int] = {}
+        winners: set[int] = set()
+        pot_results: list[tuple[int, list[tuple[int, int]]]] = []
+        for amount, contributors in self.pots():
+            live = tuple([s for s in contributors if not folded[s]])
+            if live:
+                won = sorted(self._pot_winners(live), key=lambda s: (s - dealer) % n)
+                winners.update(won)
+            else:
+                won = list(contributors)  # each gets back what it put into this level
+            share, odd = divmod(amount, len(won))
+            shares = []
+            for i, s in enumerate(won):
+                got = share + (odd if i == 0 else 0)
+                payout[s] = payout.get(s, 0) + got
+                shares.append((s, got))
+            pot_results.append((amount, shares))
+        self._settle(payout, pot_results, winners)
+
     def _award(self, seat: int) -> None:
         """Everyone else folded: the last player takes every pot."""
         self.shown = {}
+        if self.ppca:
+            self._pay_ppca()  # but not the pots it did not contribute to
+            return
         total = sum(amount for amount, _ in self._pots)
         self._settle({seat: total}, [(amount, [(seat, amount)]) for amount, _ in self._pots])
 
-    def _settle(self, payout: dict[int, int], pot_results: list[tuple[int, list[tuple[int, int]]]]) -> None:
-        """Pay the pots, tell every seat, record the hand and start the next one."""
+    def _settle(
+        self,
+        payout: dict[int, int],
+        pot_results: list[tuple[int, list[tuple[int, int]]]],
+        winners: set[int] | None = None,
+    ) -> None:
+        """Pay the pots, tell every seat, record the hand and start the next one.
+
+        ``winners``: the seats that won a pot (default: every seat paid); a seat only
+        given its chips back (the ppca rules) has not won the hand.
+        """
         n = self.n
         won = [0] * n
         for s, chips in payout.items():
             won[s] = chips
             self.chips[s] += chips
-            if chips:
+            if chips and (winners is None or s in winners):
                 self._hands_won[s] += 1
         assert sum(self.chips) == sum(self.start_chips), "chips are conserved"
         shown_tokens = []
@@ -709,13 +806,17 @@ class HoldemState(GameState):
             self._act(seat, action)
 
     def penalize(self, seat: int, verdict: Verdict) -> None:
-        """Fold, or check (call 0) when that is free; at the bot showdown, muck."""
+        """Fold, or check (call 0) when that is free; at the bot showdown, muck.
+
+        The ppca rules fold even when checking is free (the original server folds any
+        illegal reply); a muck there ranks below every valid hand shown.
+        """
         if self.phase == OVER or seat != self.actor:
             return
         self._faults.append([seat, verdict.value])
         if self.phase == SHOWING:
             self._show(seat, None)
-        elif self.to_call:
+        elif self.to_call or self.ppca:
             self._act(seat, FOLD)
         else:
             self._act(seat, CALL if self.free_call else CHECK)
@@ -760,6 +861,7 @@ class HoldemState(GameState):
     def summary(self) -> dict[str, Any]:
         """Everything a replay (or a PHH export) needs, hand by hand."""
         return {
+            "rules": self.rules,
             "seed_quirks": int(self.quirks),
             "bot_showdown": int(self.bot_showdown),
             "starting_chips": list(self.start_chips),
@@ -791,7 +893,32 @@ class Holdem(Game):
         "bot_showdown": Option(
             int, 0, "hold'em: 1 lets bots choose the five cards they show (seed's showdown())"
         ),
+        "rules": Option(
+            str,
+            "seed",
+            "hold'em: seed (our rules, from the seed's text) or ppca (the PPCA 2014 server's "
+            "behaviour where the seed is silent; implies --seed-quirks 1 --bot-showdown 1)",
+        ),
     }
+
+    def __init__(self, **options: Any) -> None:
+        super().__init__(**options)
+        rules = self.options["rules"]
+        if rules not in RULES:
+            raise ValueError(f"option rules: {rules!r} is not one of {', '.join(RULES)}")
+        if rules == "seed":
+            # The default rules: ``options`` stays what it was before the option existed.
+            del self.options["rules"]
+            return
+        # ppca: the original server always played the seed's quirks and asked for five cards.
+        for implied in ("seed_quirks", "bot_showdown"):
+            if implied in options and not self.options[implied]:
+                raise ValueError(f"option {implied}: the ppca rules imply {implied} 1")
+            self.options[implied] = 1
+
+    @property
+    def rules(self) -> str:
+        return self.options.get("rules", "seed")
 
     def new_state(self, seats: int, rng: random.Random) -> HoldemState:
         if seats not in self.seats:
@@ -801,6 +928,7 @@ class Holdem(Game):
             rng,
             seed_quirks=bool(self.options["seed_quirks"]),
             bot_showdown=bool(self.options["bot_showdown"]),
+            rules=self.rules,
         )
 
     # -- referee check (referee/cli/check.py) --
@@ -862,6 +990,8 @@ class Holdem(Game):
                 chips=chips,
                 small_blinds=(10,),
                 hands_per_level=1,
+                first_dealer=0,  # the positions below need seat 0 on the button
+                rules=self.rules,
             )
 
         def until(state: HoldemState, done: Any) -> HoldemState:
