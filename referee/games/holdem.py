@@ -78,6 +78,7 @@ from __future__ import annotations
 
 import itertools
 import random
+import re
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -87,6 +88,7 @@ except ImportError:  # pragma: no cover - another phevaluator layout
     from phevaluator import evaluate_5cards, evaluate_7cards
 
 from protocol import holdem as wire
+from protocol import holdem_ppca as ppca
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot, Event, Game, GameState, Option, SeatCount, Standing
@@ -181,6 +183,7 @@ class HoldemState(GameState):
         hands_per_level: int = HANDS_PER_LEVEL,
         first_dealer: int | None = None,
         rules: str = "seed",
+        narrate: bool = False,
     ) -> None:
         if seats < 2:
             raise ValueError("hold'em needs at least 2 seats")
@@ -216,6 +219,10 @@ class HoldemState(GameState):
         #: seat -> (hands played when it busted, its chips at the start of that hand)
         self._busted: dict[int, tuple[int, int]] = {}
         self._faults: list[list[Any]] = []
+        #: Tell every seat the PPCA server's sentences as the hand goes (protocol.holdem_ppca).
+        self._narrate = narrate
+        #: The players' names (``name_seats``), as the act line's token.
+        self._names = b",".join(b"player%d" % s for s in range(seats))
         self._start_hand()
 
     # ================================================================== a hand
@@ -279,7 +286,21 @@ class HoldemState(GameState):
         self._post(self.sb_seat, self.sb, b"s")
         self._post(self.bb_seat, self.bb, b"b")
         self.max_bet = max(self.bet)
+        if self._narrate:
+            blinds = [(self.sb_seat, self.bet[self.sb_seat]), (self.bb_seat, self.bet[self.bb_seat])]
+            self._say(ppca.hand_start(sorted(order), self.sb, dealer, blinds))
+            for s in order:
+                self._say(ppca.hole(self.hole[s] or ()), s)
         self._begin_round()
+
+    def name_seats(self, names: Sequence[str]) -> None:
+        """The seed's ``name_of()``: names become tokens of ``A-Z a-z 0-9 _ . -`` (others ``_``)."""
+        self._names = b",".join(re.sub(r"[^A-Za-z0-9_.-]", "_", name)[:40].encode() or b"_" for name in names)
+
+    def _say(self, sentences: Sequence[bytes], seat: int | None = None) -> None:
+        """The narration (``narrate``): sentences to one seat, or to every seat."""
+        seats = range(self.n) if seat is None else (seat,)
+        self._events.extend([Event(s, ppca.line(text)) for text in sentences for s in seats])
 
     def _post(self, seat: int, blind: int, letter: bytes) -> None:
         amount = min(blind, self.chips[seat])
@@ -323,6 +344,11 @@ class HoldemState(GameState):
 
     def _begin_round(self) -> None:
         """Start the betting round of ``self.street``: build the queue of players to act."""
+        if self._narrate:
+            if self.street:
+                turned = self.board[(0, 0, 3, 4)[self.street] : self.board_shown]
+                self._say(ppca.board(self.street, turned))
+            self._say(ppca.round_start([(s, self.chips[s]) for s in sorted(self.order)]))
         self.full_raise = 0  # the largest raise (increment) of this round
         self.acted = 0  # bit mask of seats that acted since the last full raise
         self.short_sum = 0  # short all-in raises since then, until they add up to a full one
@@ -392,6 +418,8 @@ class HoldemState(GameState):
             self.status[seat] = ord("F")
             self._log(seat, b"f", 0)
             self._pots_stale = True  # a folded player is no longer eligible
+            if self._narrate:
+                self._say([ppca.action(seat, "fold", 0)])
             if sum(1 for s in self.order if not self.folded[s]) == 1:
                 self._end_round()
                 return
@@ -403,12 +431,16 @@ class HoldemState(GameState):
             else:
                 self.status[seat] = ord("C") if action == CHECK else ord("B")
             self._log(seat, b"k" if action == CHECK else b"c", amount)
+            if self._narrate:
+                self._say([ppca.action(seat, "check" if action == CHECK else "bet", amount)])
         else:
             raise_to = self.max_bet + action
             amount = raise_to - self.bet[seat]
             self._move(seat, amount)
             self.status[seat] = ord("A") if self.chips[seat] == 0 else ord("B")
             self._log(seat, b"r", amount)
+            if self._narrate:
+                self._say([ppca.action(seat, "bet", amount)])
             if action >= self.full_raise:
                 # A full raise: everyone else must act again and may re-raise.
                 self.full_raise = action
@@ -449,6 +481,8 @@ class HoldemState(GameState):
         self._bets_tok = [b"0"] * n
         self.max_bet = 0
         self._refresh_pots()
+        if self._narrate:
+            self._say([*ppca.pots(self._pots), b"round ends"])
         contenders = [s for s in self.order if not self.folded[s]]
         if len(contenders) == 1:
             self._award(contenders[0])
@@ -552,6 +586,8 @@ class HoldemState(GameState):
         self.board_shown = 5
         self._board_bytes = self._board_full
         self.shown = {}
+        if self._narrate:
+            self._say([b"start showdown"])
         if self.bot_showdown:
             self.phase = SHOWING
             self.queue = list(contenders)
@@ -690,6 +726,13 @@ class HoldemState(GameState):
             _ints(won),
             _ints(self.chips),
         )
+        if self._narrate:
+            told = []
+            for s in self.order:
+                if s in self.shown:
+                    value = self.shown[s]
+                    told.append(ppca.shows(s, value and value[1], value and category(value[0])))
+            self._say([*told, *ppca.payout(pot_results), b"game over"])
         self._events.extend(Event(s, line) for s in range(n))
         self._hands.append(
             {
@@ -753,6 +796,8 @@ class HoldemState(GameState):
             self.max_x,
             self._legal,
             self._history,
+            self.start_chips[seat],
+            self._names,
         )
 
     def decode(self, seat: int, reply: bytes) -> Any:
@@ -882,6 +927,8 @@ class Holdem(Game):
     #: The seed sets no time limits ("a reasonable running time"); these are ours.
     limits = Limits(startup_s=60.0, decision_s=10.0, cpu_s=600.0, memory_bytes=2 * GiB)
     dead_bot = DeadBot.RESTART
+    #: The seed's name_of(): every act line carries the players' names.
+    tells_names = True
     #: "赢得尽量多的筹码" (win as many chips as possible, seed 003): chips won rank.
     standing = Standing.SCORE
     #: PHH, the standard poker hand-history format (written with pokerkit).
@@ -900,6 +947,11 @@ class Holdem(Game):
             "behaviour where the seed is silent; implies --seed-quirks 1 --bot-showdown 1)",
         ),
     }
+
+    #: Narrate each hand to every seat in the PPCA server's sentences (protocol.holdem_ppca):
+    #: set on the instance by ``referee serve --dialect ppca``, whose seats pass them on.
+    #: Not a game option: a bot speaking the referee's protocol is never sent them.
+    narrate: bool = False
 
     def __init__(self, **options: Any) -> None:
         super().__init__(**options)
@@ -929,6 +981,7 @@ class Holdem(Game):
             seed_quirks=bool(self.options["seed_quirks"]),
             bot_showdown=bool(self.options["bot_showdown"]),
             rules=self.rules,
+            narrate=self.narrate,
         )
 
     # -- referee check (referee/cli/check.py) --

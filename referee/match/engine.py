@@ -335,6 +335,8 @@ class Match:
         state = self.deal(planned)
         if self._ids is not None:
             state.introduce(self._ids[planned.rotation])
+        if self.game.tells_names:
+            state.name_seats(self._seatings[planned.rotation][1])
         return state
 
     def deal(self, planned: Scheduled) -> GameState:

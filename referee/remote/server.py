@@ -21,6 +21,7 @@ from __future__ import annotations
 import functools
 import hmac
 import random
+import re
 import ssl
 from collections.abc import Callable
 from pathlib import Path
@@ -35,6 +36,7 @@ from referee.core.limits import Limits, LimitsOverride
 from referee.core.records import MatchRecord
 from referee.games import get as get_game
 from referee.match import Match, MatchConfig, MatchSpec
+from referee.seats import ppca as ppca_seat
 from referee.seats.remote import NETWORK_ALLOWANCE_S, Client, RemoteSeat
 from referee.sinks.files import write_atomically
 from referee.tournament.sink import StoreSink
@@ -60,6 +62,12 @@ class ServeConfig(msgspec.Struct, frozen=True, kw_only=True):
     allowance_s: float = NETWORK_ALLOWANCE_S
     #: Stop after this many tables have been played (``None``: until stopped).
     tables: int | None = None
+    #: ``relay`` (protocol.relay: ``referee connect``), or ``ppca``: the PPCA 2014
+    #: Hold'em server's own protocol, for its original clients (one game a table).
+    dialect: str = "relay"
+    #: Tables fixed in advance (player names each), played as soon as all of a table's
+    #: players are connected and free; ``None``: tables of whoever waits, first come.
+    schedule: list[list[str]] | None = None
 
 
 class TableResult(msgspec.Struct):
@@ -114,8 +122,21 @@ class Server:
         self.out = out
         self.tokens = tokens
         self.say = say
+        if config.dialect not in ("relay", "ppca"):
+            raise ValueError(f"dialect {config.dialect!r}: relay or ppca")
+        if config.dialect == "ppca":
+            # The seed's own server: one game of Hold'em a table, its rules (issue 15).
+            if config.game != "holdem" or config.games != 1 or config.options.get("rules", "ppca") != "ppca":
+                raise ValueError("the ppca dialect plays holdem, one game a table, with the ppca rules")
+            config = msgspec.structs.replace(config, options={**config.options, "rules": "ppca"})
+            self.config = config
         self.game_cls = get_game(config.game)
         self.game_cls(**config.options)  # options checked now, not at the first table
+        #: The players of the schedule, if there is one: no one else is let in.
+        self._field = {x for table in config.schedule for x in table} if config.schedule is not None else None
+        for table in config.schedule or ():
+            if len(table) not in self.game_cls.seats or len(set(table)) != len(table):
+                raise ValueError(f"a scheduled table of {', '.join(table)}: not a table of {config.game}")
         self.limits: Limits = self.game_cls.limits.merged(config.limits)
         self.clients: dict[str, Client] = {}
         #: Players seated at a table now: a reconnection goes back to its table.
@@ -155,6 +176,9 @@ class Server:
         return self.results
 
     async def _seat_tables(self) -> None:
+        if self.config.schedule is not None:
+            await self._seat_scheduled(self.config.schedule)
+            return
         wanted = self.config.tables
         async with trio.open_nursery() as tables:
             started = 0
@@ -174,6 +198,31 @@ class Server:
                 number = self._next_table
                 self._next_table += 1
                 started += 1
+                tables.start_soon(self._table, number, seated)
+
+    async def _seat_scheduled(self, schedule: list[list[str]]) -> None:
+        """Table n of the schedule is ``table-n`` (its seed too): a table already in the
+        store is not played again, so serving again into the same folder resumes."""
+        assert self.store is not None
+        done = set(self.store.done_keys())
+        pending = [(n, names) for n, names in enumerate(schedule, 1) if f"table-{n:04d}" not in done]
+        self.store.discard_unfinished()
+        async with trio.open_nursery() as tables:
+            while pending:
+                self.lobby = [c for c in self.lobby if c.connected]
+                waiting = {c.name: c for c in self.lobby}
+                ready = next(((n, names) for n, names in pending if all(x in waiting for x in names)), None)
+                if ready is None:
+                    self._lobby_changed = trio.Event()
+                    await self._lobby_changed.wait()
+                    continue
+                pending.remove(ready)
+                number, names = ready
+                seated = [waiting[x] for x in names]
+                self.lobby = [c for c in self.lobby if c.name not in names]
+                for client in seated:
+                    client.seated = True
+                    self._at_table.add(client.name)
                 tables.start_soon(self._table, number, seated)
 
     def _wake(self) -> None:
@@ -214,8 +263,10 @@ class Server:
                 buf = b""
         line, _, rest = buf.partition(b"\n")
         if not _ or len(line) > HELLO_MAX:
-            await self._refuse(stream, f"no hello within {LOGIN_S:g} s")
+            await self._refuse(stream, f"no {'login' if self.ppca else 'hello'} within {LOGIN_S:g} s")
             return None, b""
+        if self.ppca:
+            return await self._login_ppca(stream, line.rstrip(b"\r"), rest)
         try:
             kind, words = relay.split(line)
             if kind != "hello":
@@ -235,6 +286,9 @@ class Server:
                 await self._refuse(stream, "unknown token")
                 return None, b""
             name = owner
+        if self._field is not None and name not in self._field:
+            await self._refuse(stream, f"{name} is not in this server's schedule")
+            return None, b""
         old = self.clients.get(name)
         if old is not None and old.connected:
             await self._refuse(stream, f"{name} is already connected")
@@ -245,6 +299,34 @@ class Server:
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 return None, b""
         return Client(name, stream, self.limits.max_line_bytes), rest
+
+    async def _login_ppca(
+        self, stream: trio.abc.Stream, line: bytes, rest: bytes
+    ) -> tuple[Client | None, bytes]:
+        """``login NAME`` → ``login NAME_<table>_<id>``: the seat it will take at the table
+        being filled (first come, first seated)."""
+        words = line.split()
+        if len(words) != 2 or words[0] != b"login":
+            await self._refuse(stream, "expected: login NAME")
+            return None, b""
+        wanted = re.sub(r"[^A-Za-z0-9_.-]", "_", words[1].decode("ascii", "replace"))[:32] or "player"
+        name, n = wanted, 1
+        while name in self.clients or name in self._at_table:
+            n += 1
+            name = f"{wanted}-{n}"
+        waiting = sum(1 for c in self.lobby if c.connected)
+        client = Client(name, stream, self.limits.max_line_bytes, parse=ppca_seat.parse_client_line)
+        client.login = f"{name}_{self._next_table}_{waiting}"
+        try:
+            with trio.fail_after(LOGIN_S):
+                await stream.send_all(b"login %s\n" % client.login.encode())
+        except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+            return None, b""
+        return client, rest
+
+    @property
+    def ppca(self) -> bool:
+        return self.config.dialect == "ppca"
 
     @staticmethod
     async def _refuse(stream: trio.abc.Stream, why: str) -> None:
@@ -262,7 +344,8 @@ class Server:
         key = f"table-{number:04d}"
         order = list(seated)
         rng = random.Random(f"{config.seed}/{number}")
-        rng.shuffle(order)
+        if not self.ppca:  # the PPCA server seated players in the order they logged in
+            rng.shuffle(order)
         by_name = {c.name: c for c in order}
         specs = [BotSpec(name=c.name, argv=["(remote)"], home=str(self.out)) for c in order]
         tables_dir = self.out / "tables"
@@ -284,17 +367,24 @@ class Server:
         ) -> RemoteSeat:
             # A player who reconnected since the table began plays on over the new connection.
             client = self.clients.get(spec.name) or by_name[spec.name]
-            return RemoteSeat(client, limits, config.allowance_s)
+            kind = ppca_seat.PpcaSeat if self.ppca else RemoteSeat
+            return kind(client, limits, config.allowance_s)
 
         assert self.store is not None
         sink = StoreSink(self.store, key, spec)
-        match = Match(self.game_cls(**config.options), specs, match_config, seat_factory=seat, sinks=[sink])
+        game = self.game_cls(**config.options)
+        if self.ppca:
+            game.narrate = True  # type: ignore[attr-defined]  # Holdem: the PPCA server's sentences
+            await self._ppca_preamble(order, game)
+        match = Match(game, specs, match_config, seat_factory=seat, sinks=[sink])
         self.say(f"{key}: {', '.join(c.name for c in order)}")
         started = trio.current_time()
         try:
             record = await match.run()
         finally:
             for client in order:
+                if self.ppca:  # the original server's game was the connection's whole life
+                    client.drop("the game is over")
                 self._at_table.discard(client.name)
                 current = self.clients.get(client.name)  # the same, or a reconnection
                 if current is not None and current.connected:
@@ -305,6 +395,15 @@ class Server:
         self.results.append(TableResult(number, [c.name for c in order], record, seconds))
         self.say(f"{key} over: {table_line(record)}")
         self.write_standings()
+
+    async def _ppca_preamble(self, order: list[Client], game: Any) -> None:
+        """What a PPCA client is told when its table fills: every name, and the chips."""
+        from referee.games.holdem import STARTING_CHIPS
+
+        names = b"".join(b"%s\n" % c.login.encode() for c in order)
+        text = names + b"player list end\ninitial chips = %d\n" % STARTING_CHIPS
+        for client in order:
+            await client.send_now(text)
 
     def write_standings(self) -> None:
         """``standings.md``: every finished table of this store (earlier runs' too), by

@@ -20,6 +20,7 @@ from __future__ import annotations
 import contextlib
 import math
 import time
+from collections.abc import Callable
 
 import trio
 
@@ -40,6 +41,14 @@ OUTBOX = 256
 SEND_S = 10.0
 
 
+def parse_client_line(line: bytes) -> tuple[str, bytes]:
+    """A relay client's line → (kind, rest) (:mod:`protocol.relay`)."""
+    kind, rest = relay.split(line)
+    if kind not in relay.CLIENT_KINDS or kind == "hello":
+        raise relay.RelayError(f"an unknown or repeated message {kind[:20]!r}")
+    return kind, rest
+
+
 class Client:
     """One connected remote player: its stream, a reader and a writer task.
 
@@ -49,8 +58,18 @@ class Client:
     ``bye``, which come last.  A client that stops reading is disconnected.
     """
 
-    def __init__(self, name: str, stream: trio.abc.Stream, max_line: int) -> None:
+    def __init__(
+        self,
+        name: str,
+        stream: trio.abc.Stream,
+        max_line: int,
+        parse: Callable[[bytes], tuple[str, bytes]] | None = None,
+    ) -> None:
         self.name = name
+        #: The name the client was told at login (the PPCA dialect's ``NAME_<table>_<id>``).
+        self.login = name
+        #: A line from the client → (kind, rest); RelayError if it is not one the client may send.
+        self.parse = parse or parse_client_line
         self.stream = stream
         self.max_line = max_line
         self._out_send, self._out_recv = trio.open_memory_channel[bytes](OUTBOX)
@@ -152,12 +171,9 @@ class Client:
                 self.drop(f"sent a line longer than {limit} bytes", misbehaved=True)
                 return
             try:
-                kind, rest = relay.split(line)
+                kind, rest = self.parse(line)
             except relay.RelayError as exc:
                 self.drop(f"sent {exc}", misbehaved=True)
-                return
-            if kind not in relay.CLIENT_KINDS or kind == "hello":
-                self.drop(f"sent an unknown or repeated message {kind[:20]!r}", misbehaved=True)
                 return
             try:
                 self._in_send.send_nowait((kind, rest, time.perf_counter_ns()))
@@ -216,19 +232,20 @@ class RemoteSeat(Seat):
         self._between_requests()
         first = not self._answered
         limit = (self.limits.startup_s if first else self.limits.decision_s) + self.allowance_s
+        prompt = self._prompt(line)
         sent = time.perf_counter_ns()
-        await self.client.send_now(b"ask " + line)
+        await self.client.send_now(prompt)
         deadline = trio.current_time() + limit
         while True:
             kind, rest, arrived = await self._next(deadline - trio.current_time(), "ask", timeout_ok=True)
             if kind == "":  # the deadline passed
                 return self._late(first, limit)
-            if kind == "reply" and self._owed:
+            if kind == self.REPLY and self._owed:
                 self._owed -= 1  # the answer to a request that timed out: dropped
                 continue
-            if kind == "reply":
+            if kind == self.REPLY:
                 try:
-                    think_ns, text = relay.parse_reply(rest)
+                    think_ns, text = self._answer(line, rest, arrived - sent)
                 except relay.RelayError as exc:
                     self._misbehaved(str(exc))
                     raise BotFault(Verdict.PROTOCOL, self.death_detail) from None
@@ -238,6 +255,17 @@ class RemoteSeat(Seat):
                 raise self._client_fault(rest)
             self._misbehaved(f"answered a request with {kind!r}")
             raise BotFault(Verdict.PROTOCOL, self.death_detail)
+
+    #: The kind of message that answers a request.
+    REPLY = "reply"
+
+    def _prompt(self, line: bytes) -> bytes:
+        """What the client is sent for the request ``line``."""
+        return b"ask " + line
+
+    def _answer(self, line: bytes, rest: bytes, rtt_ns: int) -> tuple[int, bytes]:
+        """(the bot's thinking time, its reply) from an answer to ``line``."""
+        return relay.parse_reply(rest)
 
     async def tell(self, line: bytes, expects_reply: bool = False) -> None:
         if self.death is None:
@@ -313,7 +341,7 @@ class RemoteSeat(Seat):
                 return
             except (trio.EndOfChannel, trio.ClosedResourceError):
                 return  # the request's wait reports the disconnection
-            if kind == "reply" and self._owed:
+            if kind == self.REPLY and self._owed:
                 self._owed -= 1
             elif kind == "fault":
                 raise self._client_fault(rest)

@@ -1,0 +1,114 @@
+"""A seat whose player speaks the PPCA 2014 Hold'em server's protocol (``referee serve
+--dialect ppca``; docs/remote.md, "The PPCA dialect").
+
+The rules narrate the hand (:mod:`protocol.holdem_ppca`, the ``narrate`` switch of
+:class:`~referee.games.holdem.Holdem`); this seat passes those sentences on and drops
+the referee's own information lines.  A betting request becomes ``action``, a
+showdown request ``showdown``, and the client's ``check`` / ``fold`` / ``bet N`` or
+five cards are turned into the referee's reply, which the rules then judge — under the
+ppca rules anything illegal folds, as on the original server.  Timeouts, disconnects
+and floods get the verdicts of :class:`~referee.seats.remote.RemoteSeat`: the original
+server had no time limits and died with a dropped socket; this one does neither.
+
+Sentences are sent in batches: at the end of a round, of a hand, and before a request,
+so a table of nine costs a write per client per round, not per action.
+"""
+
+from __future__ import annotations
+
+import re
+
+import trio
+
+from protocol import holdem_ppca as ppca
+from protocol import relay
+from referee.core.verdict import BotFault, Verdict
+from referee.seats.remote import RemoteSeat
+
+_UNPRINTABLE = re.compile(rb"[^\x20-\x7e]")
+#: Sentences after which the batch is sent.
+_FLUSH_AFTER = (b"round ends\n", b"game over\n")
+
+
+def parse_client_line(line: bytes) -> tuple[str, bytes]:
+    """Every line of a PPCA client is an answer (``line``); printable ASCII only."""
+    if line.endswith(b"\r"):
+        line = line[:-1]
+    if _UNPRINTABLE.search(line):
+        raise relay.RelayError(f"a line that is not printable ASCII: {line[:40]!r}")
+    return "line", line
+
+
+class PpcaSeat(RemoteSeat):
+    REPLY = "line"
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self._batch: list[bytes] = []
+        #: Two late answers in a row: folded from then on without being asked.  Unlike a
+        #: hung bot it is not stopped: it still hears the table (dead seats are told
+        #: nothing), and the original server never dropped a silent player.
+        self._hung = False
+
+    @property
+    def description(self) -> str:
+        return "remote, PPCA 2014 client (its own machine)"
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        # The client has been running since it logged in: nothing to start.
+        if not self.client.connected:
+            self._die(Verdict.STARTUP, f"not connected ({self.client.gone or 'gone'})")
+            raise BotFault(Verdict.STARTUP, self.death_detail)
+        self.client.seated = True
+        self._started = True
+
+    async def tell(self, line: bytes, expects_reply: bool = False) -> None:
+        if self.death is not None or not line.startswith(ppca.PREFIX):
+            return  # the referee's own result lines: the narration has said it all
+        sentence = line[len(ppca.PREFIX) :]
+        self._batch.append(sentence)
+        if sentence in _FLUSH_AFTER:
+            await self._flush()
+
+    async def request(self, line: bytes) -> bytes:
+        if self._hung:
+            await self._flush()
+            raise BotFault(Verdict.TIMEOUT, "it stopped answering: folded without being asked")
+        return await super().request(line)
+
+    def _late(self, first: bool, limit: float) -> bytes:
+        detail = f"no answer within {limit:g} s (the limit + the network's {self.allowance_s:g} s)"
+        if self._owed:
+            self._hung = True
+            detail += "; still no answer to the previous request: folded from now on without being asked"
+        else:
+            self._owed += 1  # its late answer is dropped
+        raise BotFault(Verdict.TIMEOUT, detail)
+
+    def _prompt(self, line: bytes) -> bytes:
+        batch, self._batch = self._batch, []
+        return b"".join(batch) + (b"showdown\n" if line.startswith(b"show ") else b"action\n")
+
+    def _answer(self, line: bytes, rest: bytes, rtt_ns: int) -> tuple[int, bytes]:
+        if line.startswith(b"show "):
+            return rtt_ns, ppca.decode_show(rest)
+        words = line.split()
+        to_call = int(words[words.index(b"tocall") + 1])
+        legal = words[words.index(b"legal") + 1].split(b",")
+        return rtt_ns, ppca.decode_action(rest, to_call, legal)
+
+    def kill(self, verdict: Verdict, detail: str) -> None:
+        self._die(verdict, detail)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        with trio.CancelScope(shield=True):
+            await self._flush()
+        self.client.seated = False
+
+    async def _flush(self) -> None:
+        if self._batch and self.client.connected:
+            batch, self._batch = self._batch, []
+            await self.client.send_now(b"".join(batch))
