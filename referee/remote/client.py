@@ -27,6 +27,9 @@ from referee.remote.wire import Wire
 from referee.seats.process.bot import BotProcess
 from referee.seats.process.sandbox import Layer
 
+#: How long a client waits, holding its loop, for the server's next line right after an
+#: answer: on a near server it comes within this, and skips trio's scheduler.
+NEXT_WAIT_NS = 1_000_000
 #: Seconds to connect and to be welcomed.
 CONNECT_S = 15.0
 
@@ -42,6 +45,24 @@ class LineReader:
         self.wire = Wire(stream)
         self.limit = limit
         self._buf = b""
+
+    async def answer(self, data: bytes) -> bytes | None:
+        """Send ``data`` (an answer) and return the server's next line if it comes at once
+        (within :data:`NEXT_WAIT_NS`, in one C call: the local bots' fast path), else
+        None: :meth:`line` gets it."""
+        if self._buf or not self.wire.fast:
+            await self.wire.send(data)
+            return None
+        result = self.wire.exchange(data, self.limit, NEXT_WAIT_NS)
+        if result.__class__ is bytes:
+            return result
+        if result.__class__ is tuple:
+            self._buf += result[1]  # b"" at the end of the stream: line() finds it again
+        elif result < 0:
+            raise trio.BrokenResourceError("the connection is closed")
+        elif result < len(data):
+            await self.wire.send(data[result:])
+        return None
 
     async def line(self) -> bytes | None:
         """The next line without its newline; ``None`` at the end of the stream."""
@@ -128,13 +149,19 @@ class Relay:
         bot: BotProcess | None = None
         try:
             async with trio.open_nursery() as nursery:
+                line: bytes | None = None
                 while True:
-                    line = await reader.line()
+                    if line is None:
+                        line = await reader.line()
                     if line is None:
                         raise ConnectError("the server closed the connection")
                     kind, rest = relay.split(line)
+                    line = None
                     if kind == "ask":
-                        await self._send(stream, await self._ask(bot, rest))
+                        try:
+                            line = await reader.answer(await self._ask(bot, rest))
+                        except trio.BrokenResourceError:
+                            raise ConnectError("the server closed the connection") from None
                     elif kind in ("tell", "tellr"):
                         if bot is not None and bot.death is None:
                             # A fault here shows at the next ask, which reports it.

@@ -15,6 +15,8 @@ import os
 
 import trio
 
+from referee.seats.process.bot import _exchange
+
 #: Calls that found data (or room) at once, after which a checkpoint is taken anyway.
 YIELD_EVERY = 32
 _READ = 65536
@@ -33,20 +35,20 @@ class Wire:
                 return await self.stream.receive_some(_READ)
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 return b""
+        # The yield comes first: what is read is returned at once, with no await between
+        # (a seat's fast path may read the same socket while this task sleeps).
+        await self._now_and_then()
         while True:
             try:
-                data = os.read(self._fd, _READ)
+                return os.read(self._fd, _READ)
             except BlockingIOError:
                 try:
                     await trio.lowlevel.wait_readable(self._fd)
                 except trio.ClosedResourceError:
                     return b""
                 self._calls = 0
-                continue
             except OSError:
                 return b""
-            await self._now_and_then()
-            return data
 
     async def send(self, data: bytes) -> None:
         """Send all of ``data``; raises :class:`trio.BrokenResourceError` if the peer is gone."""
@@ -69,6 +71,20 @@ class Wire:
             except OSError as exc:
                 raise trio.BrokenResourceError(exc.strerror or str(exc)) from None
         await self._now_and_then()
+
+    @property
+    def fast(self) -> bool:
+        """Whether :meth:`exchange` may be used (a plain socket, and the C fast path built)."""
+        return self._fd >= 0 and _exchange is not None
+
+    def exchange(self, data: bytes, max_line: int, wait_ns: int) -> bytes | int | tuple[int, bytes]:
+        """Write ``data`` and read the peer's answer if it comes within ``wait_ns``, in one
+        C call that holds the trio loop at most that long (the local bots' fast path,
+        referee/seats/process/_fastpath.c, whose header gives the results): bytes, one
+        whole line; an int, what was written (nothing read); (written, chunk), whatever
+        else was read."""
+        assert _exchange is not None
+        return _exchange(self._fd, self._fd, data, max_line, None, wait_ns)
 
     async def _now_and_then(self) -> None:
         self._calls += 1
