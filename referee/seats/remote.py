@@ -275,13 +275,7 @@ class RemoteSeat(Seat):
                 self._owed -= 1  # the answer to a request that timed out: dropped
                 continue
             if kind == self.REPLY:
-                try:
-                    think_ns, text = self._answer(line, rest, arrived - sent)
-                except relay.RelayError as exc:
-                    self._misbehaved(str(exc))
-                    raise BotFault(Verdict.PROTOCOL, self.death_detail) from None
-                self._account(arrived - sent, think_ns, first)
-                return text
+                return self._accept(line, rest, arrived - sent, first)
             if kind == "fault":
                 raise self._client_fault(rest)
             self._misbehaved(f"answered a request with {kind!r}")
@@ -302,18 +296,11 @@ class RemoteSeat(Seat):
             arrived = time.perf_counter_ns()
             try:
                 kind, rest = client.parse(result)
-            except relay.RelayError as exc:
-                self._misbehaved(str(exc))
-                raise BotFault(Verdict.PROTOCOL, self.death_detail) from None
+            except relay.RelayError:
+                kind, rest = "", b""
             if kind == self.REPLY:
-                try:
-                    think_ns, text = self._answer(line, rest, arrived - sent)
-                except relay.RelayError as exc:
-                    self._misbehaved(str(exc))
-                    raise BotFault(Verdict.PROTOCOL, self.death_detail) from None
-                self._account(arrived - sent, think_ns, first)
-                return text
-            client.feed(result + b"\n")  # a fault, or worse: judged as usual
+                return self._accept(line, rest, arrived - sent, first)
+            client.feed(result + b"\n")  # a fault, or worse: judged as on the slow path
             return None
         if result.__class__ is tuple:
             chunk = result[1]
@@ -327,6 +314,17 @@ class RemoteSeat(Seat):
         elif result < len(prompt):
             await client.send_now(prompt[result:])
         return None
+
+    def _accept(self, line: bytes, rest: bytes, rtt_ns: int, first: bool) -> bytes:
+        """The reply in an answer to ``line``, its times counted; a malformed one is the
+        ``protocol`` verdict (and the client is cut off)."""
+        try:
+            think_ns, text = self._answer(line, rest, rtt_ns)
+        except relay.RelayError as exc:
+            self._misbehaved(str(exc))
+            raise BotFault(Verdict.PROTOCOL, self.death_detail) from None
+        self._account(rtt_ns, think_ns, first)
+        return text
 
     #: The kind of message that answers a request.
     REPLY = "reply"
