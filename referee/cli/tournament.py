@@ -82,6 +82,7 @@ _SETTABLE = (
     "sandbox",
     "give_up_after",
     "live",
+    "cluster",
 )
 _SWITCHES = ("duplicate", "recover", "allow_root_bots", "build", "quiet", "game_logs")
 
@@ -196,6 +197,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         metavar="PORT",
         help="serve a live page of the standings on http://127.0.0.1:PORT/ while it runs (default port "
         "8000; 0: any free port); read-only, this machine only",
+    )
+    parser.add_argument(
+        "--cluster",
+        metavar="ADDRESS",
+        help="play the matches on a Dask cluster: tcp://HOST:PORT (a running scheduler) or local[:N] "
+        "(N one-thread workers here); the results are those of a local run (docs/cluster.md)",
     )
     parser.add_argument("--sandbox", choices=sandbox.CHOICES, help="isolation layer (default auto)")
     parser.add_argument(
@@ -358,7 +365,13 @@ def prepare(args: argparse.Namespace) -> Prepared:
         # The live page links each done match's replay: it needs the games' records.
         game_logs=bool(values.get("game_logs", False)) or values.get("live") is not None,
         live=values.get("live"),
+        cluster=values.get("cluster"),
     )
+    if settings.cluster is not None and game.lifetime is Lifetime.TOURNAMENT:
+        raise ConfigError(
+            f"--cluster: {game.name}'s bots live for the whole tournament; such tournaments run on one "
+            "machine for now (without --cluster)"
+        )
     return Prepared(
         config,
         {e.spec.name: e.spec for e in everyone},
@@ -372,7 +385,7 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
     given = [
         f"--{k.replace('_', '-')}"
         for k in _SETTABLE
-        if k not in ("concurrency", "live") and getattr(args, k, None) is not None
+        if k not in ("concurrency", "live", "cluster") and getattr(args, k, None) is not None
     ]
     given += [
         f"--{k.replace('_', '-')}"
@@ -402,6 +415,7 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
         game_logs=bool(args.game_logs) or args.live is not None,
         keep_played=bool(args.keep_played),
         live=args.live,
+        cluster=args.cluster,
     )
     return Prepared(config, specs, settings, resumed=True)
 

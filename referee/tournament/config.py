@@ -112,6 +112,8 @@ class RunSettings(msgspec.Struct, kw_only=True):
     keep_played: bool = False
     #: Serve the live page on this port of 127.0.0.1 (``--live``; 0: any free port).
     live: int | None = None
+    #: Play the matches on a Dask cluster (``--cluster``): ``tcp://HOST:PORT`` or ``local[:N]``.
+    cluster: str | None = None
 
     def __post_init__(self) -> None:
         if self.concurrency is not None and self.concurrency < 1:

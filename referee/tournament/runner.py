@@ -169,6 +169,15 @@ class Runner:
             executor: MatchExecutor | SessionExecutor = SessionExecutor(
                 everyone, self._base, self.concurrency, self.out / "workers", stderr_dir
             )
+        elif self.settings.cluster is not None:
+            from referee.tournament.cluster import ClusterError, ClusterExecutor
+
+            try:
+                executor = ClusterExecutor(
+                    self.settings.cluster, self.store.bot_hashes(), self.out / "workers"
+                )
+            except ClusterError as exc:
+                raise TournamentError(str(exc)) from None
         else:
             executor = MatchExecutor(self.concurrency, self.out / "workers")
         try:
@@ -187,10 +196,33 @@ class Runner:
                 nursery.cancel_scope.cancel()
         finally:
             await executor.close(self.handle)
+            self._record_health(executor)
         if self.on_standings is not None:
             self.on_standings()
 
+    def _record_health(self, executor: object) -> None:
+        """A cluster's per-worker figures, as events of the store (docs/cluster.md)."""
+        health = getattr(executor, "health", None)
+        if not health:
+            return
+        from referee.tournament.cluster import outliers
+
+        for address, figures in health.items():
+            self.store.add_event("worker", msgspec.json.encode(figures).decode(), bot=address)
+        for address in outliers(health):
+            self.store.add_event("worker-outlier", f"{address}: a timeout rate out of line with the others'")
+
     async def _play(self, batch: list[Planned], executor: MatchExecutor | SessionExecutor) -> None:
+        try:
+            await self._play_batch(batch, executor)
+        except Exception as exc:
+            from referee.tournament.cluster import ClusterError
+
+            if isinstance(exc, ClusterError):  # a match refused or failed on the cluster
+                raise TournamentError(str(exc)) from None
+            raise
+
+    async def _play_batch(self, batch: list[Planned], executor: MatchExecutor | SessionExecutor) -> None:
         registered = []
         for planned in batch:
             stored = self.stored_spec(planned)

@@ -1,0 +1,193 @@
+"""Tournaments on a Dask cluster (``referee tournament … --cluster ADDRESS``; docs/cluster.md).
+
+The coordinator — this process — keeps the schedule and the results store, as for a
+local run; only where matches are played changes.  Each match is one Dask task:
+:func:`play_match_task` receives the match as pure data (its spec, msgpack-encoded, and
+the content hash the store holds for each of its bots), checks the bots' files on the
+worker against those hashes, plays the whole match there with ``run_match``'s
+machinery, and returns everything the match said (the tournament's worker messages,
+:mod:`referee.tournament.wire`) with the worker's address.  The coordinator hands those
+messages to the runner in schedule order, whatever order the tasks finish in, so the
+store and the standings come out as from a local run.
+
+* **Identical results.**  A match's seeds come from its spec alone (the tournament
+  seed, the pairing, the match index: :mod:`referee.tournament.plan`), so where it is
+  played changes nothing but timing figures.
+* **Workers.**  Start them with one thread each (``dask worker ADDRESS --nthreads 1``),
+  so each plays one match at a time: a match's bots keep a core.  A worker that dies
+  mid-match loses the match, not the result: the scheduler runs the task again
+  elsewhere, and the coordinator takes each match's result once.  The bots of a dead
+  worker die with it (they are killed when the thread that started them ends).
+* **Bots.**  Workers run the bots from the same paths as the coordinator (a shared
+  filesystem, or the same checkout on every machine).  A worker whose copy of a bot
+  differs refuses the match: :class:`BotMismatch`, one line naming the bot and worker.
+* **Health.**  Per worker: matches, decisions and forfeits by verdict
+  (:attr:`ClusterExecutor.health`); :func:`outliers` names a worker whose timeout rate
+  is out of line with the others'.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import trio
+
+from referee.match.spec import MatchSpec
+from referee.tournament import wire
+
+Handler = Callable[[wire.ToParent], None]
+
+
+class ClusterError(Exception):
+    """The cluster cannot be used, or refused a match; one line."""
+
+
+class BotMismatch(ClusterError):
+    """A worker's copy of a bot is not the one the tournament recorded."""
+
+
+class WorkerHealth(msgspec.Struct):
+    matches: int = 0
+    decisions: int = 0
+    forfeits: dict[str, int] = {}
+
+
+# ---------------------------------------------------------------------- on the worker
+
+
+def play_match_task(key: str, spec_bytes: bytes, hashes: dict[str, str]) -> tuple[str, bytes]:
+    """Play one whole match on a Dask worker; returns (the worker's address, the
+    match's messages encoded).  Raises :class:`BotMismatch` before playing if a bot's
+    files differ from the recorded ones."""
+    from distributed import get_worker
+
+    from referee.seats.process import sandbox
+    from referee.tournament.store import content_hash
+    from referee.tournament.worker import _play_match
+
+    try:
+        address = get_worker().address
+    except ValueError:  # not on a worker (a test calling it directly)
+        address = "local"
+    spec = msgspec.msgpack.decode(spec_bytes, type=MatchSpec)
+    for bot in spec.bots:
+        expected = hashes.get(bot.name)
+        if expected is not None and content_hash(bot) != expected:
+            raise BotMismatch(
+                f"worker {address}: bot {bot.name} at {bot.home} differs from the tournament's "
+                "(a different build): give every worker the same files"
+            )
+    sandbox.become_subreaper()
+    messages: list[wire.ToParent] = []
+    trio.run(_play_match, wire.PlayMatch(key, spec), messages.append, trio.Event())
+    return address, msgspec.msgpack.encode(messages)
+
+
+# ---------------------------------------------------------------------- the coordinator
+
+
+def connect(address: str) -> Any:
+    """A ``distributed.Client`` for ``address``: ``tcp://HOST:PORT`` (a running
+    scheduler), or ``local[:N]`` (a LocalCluster of N one-thread worker processes on
+    this machine; N defaults to the usable cores)."""
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ClusterError("--cluster needs Dask: pip install 'referee[cluster]'") from None
+    if address == "local" or address.startswith("local:"):
+        count_text = address.partition(":")[2]
+        if count_text and not count_text.isdigit():
+            raise ClusterError(f"--cluster {address}: expected local or local:N")
+        from referee.tournament.workers import usable_cores
+
+        count = int(count_text) if count_text else len(usable_cores())
+        cluster = LocalCluster(
+            n_workers=max(1, count), threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        return Client(cluster)
+    try:
+        return Client(address, timeout=20)
+    except OSError as exc:
+        raise ClusterError(f"--cluster {address}: cannot reach the scheduler: {exc}") from None
+
+
+class ClusterExecutor:
+    """Plays matches as Dask tasks (module docstring); the runner's executor interface."""
+
+    def __init__(self, address: str, hashes: dict[str, str], log_dir: Path) -> None:
+        self.address = address
+        self.hashes = hashes
+        self.client = connect(address)
+        self.health: dict[str, WorkerHealth] = {}
+        self._log_dir = log_dir
+        self.concurrency = max(1, sum(self.client.nthreads().values()))
+
+    async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None:
+        """Play every match; their messages reach ``handle`` in the order given."""
+        futures = [
+            self.client.submit(
+                play_match_task,
+                key,
+                msgspec.msgpack.encode(spec),
+                {b.name: self.hashes[b.name] for b in spec.bots if b.name in self.hashes},
+                key=f"referee-match-{key}",
+                pure=False,
+            )
+            for key, spec in matches
+        ]
+        try:
+            for future in futures:
+                try:
+                    address, encoded = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+                except BotMismatch:
+                    raise
+                except Exception as exc:  # the task's own error, re-raised by Dask
+                    raise ClusterError(f"a match failed on the cluster: {exc}") from None
+                messages = msgspec.msgpack.decode(encoded, type=list[wire.ToParent])
+                for message in messages:
+                    handle(message)
+                self._tally(address, messages)
+        finally:
+            pending = [f for f in futures if not f.done()]
+            if pending:
+                self.client.cancel(pending)
+
+    def _tally(self, address: str, messages: list[wire.ToParent]) -> None:
+        health = self.health.setdefault(address, WorkerHealth())
+        for message in messages:
+            if isinstance(message, wire.Closed):
+                health.matches += 1
+                for bot in message.record.players:
+                    health.decisions += bot.decisions
+                    for verdict, count in bot.forfeits.items():
+                        health.forfeits[verdict] = health.forfeits.get(verdict, 0) + count
+
+    async def close(self, handle: Handler | None = None) -> None:
+        client = self.client
+        cluster = getattr(client, "cluster", None)
+        await trio.to_thread.run_sync(client.close)
+        if cluster is not None:
+            await trio.to_thread.run_sync(cluster.close)
+
+
+def outliers(health: dict[str, WorkerHealth], verdict: str = "timeout", z: float = 3.0) -> list[str]:
+    """Workers whose rate of ``verdict`` per decision is out of line with the rest: a
+    two-proportion z-test of each worker against all the others (|z| > ``z`` and at
+    least 5 such forfeits), the way fishtest spots a machine that times out."""
+    named = []
+    total_f = sum(h.forfeits.get(verdict, 0) for h in health.values())
+    total_d = sum(h.decisions for h in health.values())
+    for address, h in health.items():
+        f, d = h.forfeits.get(verdict, 0), h.decisions
+        rest_f, rest_d = total_f - f, total_d - d
+        if f < 5 or d == 0 or rest_d == 0:
+            continue
+        pooled = total_f / total_d
+        se = math.sqrt(pooled * (1 - pooled) * (1 / d + 1 / rest_d)) or 1e-12
+        if (f / d - rest_f / rest_d) / se > z:
+            named.append(address)
+    return named

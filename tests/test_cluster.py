@@ -1,0 +1,174 @@
+"""Tournaments on a Dask cluster (issue 16, docs/cluster.md): the same results as a local
+run, a worker killed mid-tournament costs nothing, a worker with other bot files is refused."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import psutil
+import pytest
+
+pytest.importorskip("distributed")
+
+from referee.core.botspec import resolve
+from referee.match.spec import MatchConfig, MatchSpec
+from referee.tournament.cluster import (
+    BotMismatch,
+    ClusterExecutor,
+    WorkerHealth,
+    outliers,
+    play_match_task,
+)
+from referee.tournament.store import Store, content_hash
+
+ROOT = Path(__file__).resolve().parents[1]
+YAHTZEE = ROOT / "sample_players" / "yahtzee"
+BOTS = [
+    str(YAHTZEE / "bin" / "competent"),
+    str(YAHTZEE / "greedy_player.py"),
+    str(YAHTZEE / "random_player.py"),
+]
+#: What may differ between two runs of the same tournament: measurements and clocks.
+MEASURED = {
+    "cpu_seconds",
+    "peak_rss_bytes",
+    "created",
+    "mean_decision_us",
+    "max_decision_us",
+    "first_answer_ms",
+}
+
+
+def tournament(out: Path, *extra: str, games: int = 12, timeout: float = 120) -> subprocess.CompletedProcess:
+    argv = [sys.executable, "-m", "referee", "tournament", *BOTS, "--game", "yahtzee", "--format",
+            "round-robin", "--games", str(games), "--seed", "9", "--out", str(out), "--quiet", *extra]  # fmt: skip
+    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def results(out: Path) -> object:
+    """The standings without the figures that are measurements."""
+
+    def strip(value: object) -> object:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in MEASURED}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    return strip(json.loads((out / "standings.json").read_text()))
+
+
+def test_a_local_cluster_gives_the_standings_of_a_local_run(tmp_path):
+    """The issue: a LocalCluster with 2 workers plays a round robin whose standings equal
+    the local --concurrency 2 run of the same seed (timing figures aside)."""
+    local = tournament(tmp_path / "local", "--concurrency", "2")
+    assert local.returncode == 0, local.stderr
+    cluster = tournament(tmp_path / "cluster", "--cluster", "local:2")
+    assert cluster.returncode == 0, cluster.stderr
+    assert results(tmp_path / "cluster") == results(tmp_path / "local")
+    assert (tmp_path / "cluster" / "crosstable.csv").read_text() == (
+        tmp_path / "local" / "crosstable.csv"
+    ).read_text()
+    with Store.read(tmp_path / "cluster") as store:
+        workers = [e for e in store.events("worker")]
+    assert workers, "per-worker figures are recorded"
+
+
+def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp_path):
+    """A scheduler and two workers started as an organiser would (`dask scheduler`,
+    `dask worker --nthreads 1`); one worker process is killed by pid while matches run:
+    its match is played again elsewhere, every match is stored once with all its games,
+    and the standings are those of a local run."""
+    scheduler_file = tmp_path / "scheduler.json"
+    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
+    procs = [subprocess.Popen([*dask, "--scheduler-file", str(scheduler_file), "--port", "0",
+                               "--dashboard-address", ":0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                              env=env, start_new_session=True)]  # fmt: skip
+    try:
+        deadline = time.monotonic() + 30
+        while not scheduler_file.exists() and time.monotonic() < deadline:
+            time.sleep(0.1)
+        address = json.loads(scheduler_file.read_text())["address"]
+        worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
+                  "--dashboard-address", ":0"]  # fmt: skip
+        for _ in range(2):
+            procs.append(subprocess.Popen(worker, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
+                                          start_new_session=True))  # fmt: skip
+        argv = [sys.executable, "-m", "referee", "tournament", *BOTS, "--game", "yahtzee", "--format",
+                "round-robin", "--games", "60", "--seed", "9", "--out", str(tmp_path / "cluster"), "--quiet",
+                "--cluster", address]  # fmt: skip
+        run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               stdin=subprocess.DEVNULL)  # fmt: skip
+        # Kill the worker process (not its nanny) that is playing a match: one with bots under it.
+        victim = None
+        deadline = time.monotonic() + 60
+        while victim is None and time.monotonic() < deadline and run.poll() is None:
+            for nanny in procs[1:]:
+                for child in psutil.Process(nanny.pid).children():
+                    if child.children(recursive=True):
+                        victim = child
+                        break
+            time.sleep(0.05)
+        assert victim is not None, "no worker was seen playing"
+        bots = victim.children(recursive=True)
+        os.kill(victim.pid, signal.SIGKILL)
+        _, err = run.communicate(timeout=120)
+        assert run.returncode == 0, err
+        # Its bots died with it (killed when the thread that started them ended).
+        assert not [b for b in bots if b.is_running() and b.status() != psutil.STATUS_ZOMBIE]
+    finally:
+        for proc in procs:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    with Store.read(tmp_path / "cluster") as store:
+        keys = store.done_keys()
+        assert len(keys) == 3 and store.unfinished_keys() == []
+        assert all(store.game_count(key) == 60 for key in keys)
+    local = tournament(tmp_path / "local", games=60)
+    assert local.returncode == 0, local.stderr
+    assert results(tmp_path / "cluster") == results(tmp_path / "local")
+
+
+def test_a_worker_with_other_bot_files_refuses_the_match(tmp_path):
+    """Bots are identified by the content hash of their files, checked on the worker
+    before play: a different build is refused with a line naming the bot."""
+    bot = resolve(BOTS[1])
+    spec = MatchSpec(bots=[bot, resolve(BOTS[2])], config=MatchConfig(game="yahtzee", games=1, seed=1))
+    import msgspec
+
+    good = {b.name: content_hash(b) for b in spec.bots}
+    address, encoded = play_match_task("m", msgspec.msgpack.encode(spec), good)
+    assert address == "local" and encoded
+    bad = {**good, bot.name: "0" * 64}
+    with pytest.raises(BotMismatch, match=f"bot {bot.name} .* differs"):
+        play_match_task("m", msgspec.msgpack.encode(spec), bad)
+
+
+def test_a_worker_that_times_out_far_more_than_the_others_is_named():
+    health = {
+        "tcp://a": WorkerHealth(matches=10, decisions=10_000, forfeits={"timeout": 2}),
+        "tcp://b": WorkerHealth(matches=10, decisions=10_000, forfeits={"timeout": 3}),
+        "tcp://c": WorkerHealth(matches=10, decisions=10_000, forfeits={"timeout": 40}),
+    }
+    assert outliers(health) == ["tcp://c"]
+    assert outliers({k: v for k, v in health.items() if k != "tcp://c"}) == []
+
+
+def test_per_tournament_games_say_they_run_on_one_machine(tmp_path):
+    bots = [str(ROOT / "sample_players" / "dice_poker" / "always_call.py")] * 2
+    done = subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", *bots, "--game", "dice-poker", "--format", "round-robin",
+         "--out", str(tmp_path / "t"), "--cluster", "local:1"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert done.returncode == 2 and "one machine" in done.stderr and len(done.stderr.splitlines()) == 1
+
+
+_ = ClusterExecutor  # the executor is exercised through the CLI above
