@@ -117,6 +117,17 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def _stored_seed(out: Path) -> int:
+    """Serving again into a folder goes on with its seed; a new folder draws one."""
+    from referee.tournament.store import Store, StoreError
+
+    try:
+        with Store.read(out) as store:
+            return int(store.seed)
+    except (StoreError, ValueError):
+        return secrets.randbits(63)
+
+
 def serve_main(args: argparse.Namespace) -> int:
     import trio
 
@@ -181,7 +192,7 @@ def serve_main(args: argparse.Namespace) -> int:
         game=args.game,
         table_size=size,
         games=args.games,
-        seed=args.seed if args.seed is not None else secrets.randbits(63),
+        seed=args.seed if args.seed is not None else _stored_seed(args.out),
         options=arguments.game_options(args, game_cls),
         limits=arguments.limits_from(args),
         allowance_s=args.network_allowance if args.network_allowance is not None else NETWORK_ALLOWANCE_S,

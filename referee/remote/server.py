@@ -155,7 +155,10 @@ class Server:
         """Serve until ``config.tables`` tables are played (or forever); then say
         ``bye`` to everyone and return the tables' results."""
         self.out.mkdir(parents=True, exist_ok=True)
-        self.store = Store.open(self.out, msgspec.to_builtins(self.config), seed=self.config.seed)
+        # What decides results is stored (a later serve into the folder must match it);
+        # how many tables this run plays is not.
+        stored = {k: v for k, v in msgspec.to_builtins(self.config).items() if k != "tables"}
+        self.store = Store.open(self.out, stored, seed=self.config.seed)
         self._next_table = len(self.store.match_keys()) + 1
         try:
             async with trio.open_nursery() as nursery:
