@@ -43,6 +43,8 @@ MEASURED = {
     "max_decision_us",
     "first_answer_ms",
 }
+#: Where the run was: which workers played (a cluster run's metadata, not a result).
+WHERE = {"workers"}
 
 
 def tournament(out: Path, *extra: str, games: int = 12, timeout: float = 120) -> subprocess.CompletedProcess:
@@ -56,7 +58,7 @@ def results(out: Path) -> object:
 
     def strip(value: object) -> object:
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in MEASURED}
+            return {k: strip(v) for k, v in value.items() if k not in MEASURED | WHERE}
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value
@@ -75,9 +77,10 @@ def test_a_local_cluster_gives_the_standings_of_a_local_run(tmp_path):
     assert (tmp_path / "cluster" / "crosstable.csv").read_text() == (
         tmp_path / "local" / "crosstable.csv"
     ).read_text()
-    with Store.read(tmp_path / "cluster") as store:
-        workers = [e for e in store.events("worker")]
-    assert workers, "per-worker figures are recorded"
+    workers = json.loads((tmp_path / "cluster" / "standings.json").read_text())["workers"]
+    assert len(workers) <= 2 and sum(w["matches"] for w in workers) == 3, workers  # every match, once
+    assert json.loads((tmp_path / "local" / "standings.json").read_text())["workers"] is None
+    assert "## Cluster workers" in (tmp_path / "cluster" / "standings.md").read_text()
 
 
 def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp_path):

@@ -188,6 +188,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="with --resume, for games whose bots live for the whole tournament: keep the matches "
         "played instead of replaying them (the bots restart without their memory)",
     )
+    parser.add_argument(
+        "--rerun-close",
+        action="store_true",
+        help="with --resume: play again every match in which a bot timed out or answered within 80%% of "
+        "the decision limit (fixed schedules: round robin, gauntlet, tables; docs/cluster.md)",
+    )
     parser.add_argument("--quiet", action="store_true", default=None, help="no live display")
     parser.add_argument(
         "--live",
@@ -416,8 +422,22 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
         keep_played=bool(args.keep_played),
         live=args.live,
         cluster=args.cluster,
+        rerun_close=bool(args.rerun_close),
     )
     return Prepared(config, specs, settings, resumed=True)
+
+
+def _reopen_close(store: Store, plan: Plan) -> None:
+    """``--rerun-close``: the done matches with a ``near-limit`` event become pending."""
+    if plan.adaptive:
+        raise StoreError(
+            f"--rerun-close replays matches of a fixed schedule; a {plan.config.format}'s later "
+            "rounds were paired from their results"
+        )
+    done = set(store.done_keys())
+    keys = sorted({key for _, _, _, key, _ in store.events("near-limit") if key in done})
+    store.reopen(keys)
+    _say(f"--rerun-close: {len(keys)} match{'es' * (len(keys) != 1)} close to the time limit played again")
 
 
 def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
@@ -434,6 +454,8 @@ def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
                     "started (a resume must play the same bots)"
                 )
             plan = Plan(config, game)
+            if prepared.settings.rerun_close:
+                _reopen_close(store, plan)
             finished = plan.next(load_outcomes(store, plan)) is None
             if finished:
                 pass  # nothing to replay: the standings are written again
@@ -482,6 +504,8 @@ def _holds_tournament(out: Path) -> bool:
 def main(args: argparse.Namespace) -> int:
     with interrupts.catching() as guard:
         try:
+            if getattr(args, "rerun_close", False) and not args.resume:
+                raise ConfigError("--rerun-close goes with --resume DIR (it replays matches already played)")
             prepared = prepare(args)
             game = games.get(prepared.config.game)
             store = open_store(prepared, game)

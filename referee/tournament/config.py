@@ -114,6 +114,8 @@ class RunSettings(msgspec.Struct, kw_only=True):
     live: int | None = None
     #: Play the matches on a Dask cluster (``--cluster``): ``tcp://HOST:PORT`` or ``local[:N]``.
     cluster: str | None = None
+    #: With ``--resume``: play again the matches flagged close to the time limit.
+    rerun_close: bool = False
 
     def __post_init__(self) -> None:
         if self.concurrency is not None and self.concurrency < 1:

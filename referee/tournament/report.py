@@ -307,6 +307,14 @@ def markdown(standings: Standings) -> str:
                 " v ".join(p["bots"]) if len(p["bots"]) == 2 else f"{p['bots'][0]} (bye)" for p in pairings
             )
             lines.append(f"- round {number_}: {_md(shown)}")
+    if standings.workers:
+        lines += ["", "## Cluster workers", ""]
+        for worker in standings.workers:
+            faults = ", ".join(f"{v} {n}" for v, n in sorted(worker.forfeits.items())) or "no forfeits"
+            flag = " — **timeouts out of line with the others'**" if worker.out_of_line else ""
+            lines.append(
+                f"- {_md(worker.address)}: {worker.matches} matches, {worker.decisions} decisions, {faults}{flag}"
+            )
     if standings.balance:
         lines += ["", "## Tables balance", ""]
         # Balance counts tables (a table plays --games games): say so.

@@ -45,6 +45,10 @@ from referee.tournament.sink import StoreSink
 from referee.tournament.store import Store
 from referee.tournament.workers import MatchExecutor, SessionExecutor, usable_cores
 
+#: A decision that took this share of its limit (or a timeout) marks its match as close to
+#: the limit: on a slower or busier machine it might have timed out (``--rerun-close``).
+NEAR_LIMIT = 0.8
+
 #: How often the live standings are recomputed from the store.
 STANDINGS_EVERY_S = 2.0
 
@@ -210,7 +214,7 @@ class Runner:
         for address, figures in health.items():
             self.store.add_event("worker", msgspec.json.encode(figures).decode(), bot=address)
         for address in outliers(health):
-            self.store.add_event("worker-outlier", f"{address}: a timeout rate out of line with the others'")
+            self.store.add_event("worker-outlier", "a timeout rate out of line with the others'", bot=address)
 
     async def _play(self, batch: list[Planned], executor: MatchExecutor | SessionExecutor) -> None:
         try:
@@ -304,6 +308,7 @@ class Runner:
             self._failure = ResultsNotStored(sink.error)
             return
         if record.completed:
+            self._flag_near_limit(key, record)
             self.outcomes[key] = outcome_of(key, record) if self.plan.needs_tallies(key) else DONE
             with contextlib.suppress(OSError):
                 write_atomically(
@@ -313,6 +318,21 @@ class Runner:
                 self.display.match_finished(key, _result_line(record))
         elif message.error is not None and self._failure is None:
             self._failure = TournamentError(f"match {key} could not be completed: {message.error}")
+
+    def _flag_near_limit(self, key: str, record: MatchRecord) -> None:
+        """A ``near-limit`` event per bot of the match whose slowest answer came within
+        :data:`NEAR_LIMIT` of the decision limit, or that timed out: the one result that
+        depends on the machine (docs/cluster.md)."""
+        limit_us = self.game.limits.merged(self.config.limits).decision_s * 1e6
+        for bot in record.players:
+            timeouts = bot.forfeits.get("timeout", 0)
+            if timeouts or bot.max_decision_us >= NEAR_LIMIT * limit_us:
+                detail = (
+                    f"{timeouts} timeouts"
+                    if timeouts
+                    else f"slowest answer {bot.max_decision_us / 1e3:.0f} ms"
+                ) + f" (limit {limit_us / 1e3:.0f} ms)"
+                self.store.add_event("near-limit", detail, bot=bot.name, match_key=key)
 
     def _open_closed(self, key: str) -> StoreSink:
         """A match closed without a game (it could not start): open it now to record it."""

@@ -269,6 +269,17 @@ class BotFaults(msgspec.Struct, kw_only=True):
     unstartable: str | None = None
 
 
+class WorkerFigures(msgspec.Struct, kw_only=True):
+    """A cluster worker's share of the run (``--cluster``; docs/cluster.md)."""
+
+    address: str
+    matches: int
+    decisions: int
+    forfeits: dict[str, int]
+    #: Its timeout rate is out of line with the other workers' (a z-test, z > 3).
+    out_of_line: bool = False
+
+
 class Standings(msgspec.Struct, kw_only=True):
     """Everything ``standings.json`` holds (``report.py`` writes it)."""
 
@@ -298,6 +309,9 @@ class Standings(msgspec.Struct, kw_only=True):
     #: lost, beside the chip ratings that rank like the table (the two can disagree: a bot
     #: may win fewer deals and more chips).
     win_ratings: Ratings | None = None
+    #: A run on a Dask cluster: each worker's matches, decisions and forfeits (the
+    #: last run's); ``None`` for a run on this machine.
+    workers: list[WorkerFigures] | None = None
     #: Why there are no ratings although they were asked for (a fit that failed), in one line.
     ratings_problem: str | None = None
 
@@ -817,8 +831,34 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
         ratings=ratings,
         win_ratings=win_ratings,
         ratings_problem=ratings_problem,
+        workers=_workers(conn),
         **extras,
     )
+
+
+def _workers(conn: sqlite3.Connection) -> list[WorkerFigures] | None:
+    """The cluster workers' figures the runner stored as events (the latest per worker)."""
+    rows = conn.execute(
+        "SELECT kind, bot, detail FROM events WHERE kind LIKE 'worker%' ORDER BY rowid"
+    ).fetchall()
+    if not rows:
+        return None
+    figures: dict[str, WorkerFigures] = {}
+    flagged = set()
+    for kind, address, detail in rows:
+        if kind == "worker" and address:
+            health = msgspec.json.decode(detail)
+            figures[address] = WorkerFigures(
+                address=address,
+                matches=health.get("matches", 0),
+                decisions=health.get("decisions", 0),
+                forfeits=health.get("forfeits", {}),
+            )
+        elif kind == "worker-outlier":
+            flagged.add(address)
+    for address, worker in figures.items():
+        worker.out_of_line = address in flagged
+    return list(figures.values())
 
 
 def _add_intervals(

@@ -770,6 +770,25 @@ class Store:
                 conn.execute("UPDATE matches SET status = 'pending', record = NULL WHERE id = ?", (match_id,))
             return deleted
 
+    def reopen(self, keys: Iterable[str]) -> int:
+        """Make the done matches ``keys`` ``pending`` again, their games, figures and
+        events deleted, in one transaction: they are to be played again from their start
+        (``--rerun-close``).  Returns the number of games deleted."""
+        deleted = 0
+        with self._transaction() as conn:
+            for key in keys:
+                row = conn.execute("SELECT id FROM matches WHERE key = ?", (key,)).fetchone()
+                if row is None:
+                    raise StoreError(f"no match {key}")
+                deleted += conn.execute("DELETE FROM games WHERE match_id = ?", (row[0],)).rowcount
+                conn.execute("DELETE FROM figures WHERE match_id = ?", (row[0],))
+                conn.execute("DELETE FROM events WHERE match_key = ?", (key,))
+                conn.execute(
+                    "UPDATE matches SET status = 'pending', record = NULL, finished = NULL WHERE id = ?",
+                    (row[0],),
+                )
+        return deleted
+
     def add_event(
         self, kind: str, detail: str, *, bot: str | None = None, match_key: str | None = None
     ) -> None:
