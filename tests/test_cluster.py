@@ -16,7 +16,7 @@ import pytest
 
 pytest.importorskip("distributed")
 
-from referee.core.botspec import resolve
+from referee.core.botspec import BotSpec, resolve
 from referee.match.spec import MatchConfig, MatchSpec
 from referee.tournament.cluster import (
     BotMismatch,
@@ -175,3 +175,25 @@ def test_per_tournament_games_say_they_run_on_one_machine(tmp_path):
 
 
 _ = ClusterExecutor  # the executor is exercised through the CLI above
+
+
+def test_a_tournament_folder_inside_a_bots_folder_is_hashed_as_the_store_hashes_it(tmp_path):
+    """A bot named "./mybot" from the folder the tournament writes into: the worker must
+    leave the tournament's folder out of the bot's hash, as the store does."""
+    import shutil
+
+    import msgspec
+
+    home = tmp_path / "bot"
+    home.mkdir()
+    shutil.copy(YAHTZEE / "bin" / "competent", home / "competent")
+    out = home / "cup"
+    out.mkdir()
+    (out / "results.sqlite").write_text("written while the tournament runs")
+    home.chmod(0o755)
+    bots = [BotSpec(name=n, argv=[str(home / "competent")], home=str(home)) for n in ("a", "b")]
+    spec = msgspec.msgpack.encode(MatchSpec(bots=bots, config=MatchConfig(game="yahtzee", games=1, seed=1)))
+    recorded = {b.name: content_hash(b, skip=[out]) for b in bots}
+    assert play_match_task("m", spec, recorded, (str(out),))[1]
+    (out / "results.sqlite").write_text("more games")  # the store grows: still the same bot
+    assert play_match_task("m2", spec, recorded, (str(out),))[1]

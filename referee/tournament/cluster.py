@@ -59,10 +59,18 @@ class WorkerHealth(msgspec.Struct):
 # ---------------------------------------------------------------------- on the worker
 
 
-def play_match_task(key: str, spec_bytes: bytes, hashes: dict[str, str]) -> tuple[str, bytes]:
+#: Bots this worker process has checked: (home, recorded hash).  A worker checks each
+#: bot once per tournament, not before every match (a hash reads the bot's files).
+_checked: set[tuple[str, str]] = set()
+
+
+def play_match_task(
+    key: str, spec_bytes: bytes, hashes: dict[str, str], skip: tuple[str, ...] = ()
+) -> tuple[str, bytes]:
     """Play one whole match on a Dask worker; returns (the worker's address, the
     match's messages encoded).  Raises :class:`BotMismatch` before playing if a bot's
-    files differ from the recorded ones."""
+    files differ from the recorded ones (hashed as the store does: ``skip`` is the
+    tournament's folder, which may lie inside a bot's)."""
     from distributed import get_worker
 
     from referee.seats.process import sandbox
@@ -76,11 +84,14 @@ def play_match_task(key: str, spec_bytes: bytes, hashes: dict[str, str]) -> tupl
     spec = msgspec.msgpack.decode(spec_bytes, type=MatchSpec)
     for bot in spec.bots:
         expected = hashes.get(bot.name)
-        if expected is not None and content_hash(bot) != expected:
+        if expected is None or (bot.home, expected) in _checked:
+            continue
+        if content_hash(bot, skip=skip) != expected:
             raise BotMismatch(
                 f"worker {address}: bot {bot.name} at {bot.home} differs from the tournament's "
                 "(a different build): give every worker the same files"
             )
+        _checked.add((bot.home, expected))
     sandbox.become_subreaper()
     messages: list[wire.ToParent] = []
     trio.run(_play_match, wire.PlayMatch(key, spec), messages.append, trio.Event())
@@ -118,9 +129,12 @@ def connect(address: str) -> Any:
 class ClusterExecutor:
     """Plays matches as Dask tasks (module docstring); the runner's executor interface."""
 
-    def __init__(self, address: str, hashes: dict[str, str], log_dir: Path) -> None:
+    def __init__(
+        self, address: str, hashes: dict[str, str], log_dir: Path, skip: tuple[str, ...] = ()
+    ) -> None:
         self.address = address
         self.hashes = hashes
+        self.skip = skip
         self.client = connect(address)
         self.health: dict[str, WorkerHealth] = {}
         self._log_dir = log_dir
@@ -134,6 +148,7 @@ class ClusterExecutor:
                 key,
                 msgspec.msgpack.encode(spec),
                 {b.name: self.hashes[b.name] for b in spec.bots if b.name in self.hashes},
+                self.skip,
                 key=f"referee-match-{key}",
                 pure=False,
             )

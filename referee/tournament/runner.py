@@ -178,7 +178,10 @@ class Runner:
 
             try:
                 executor = ClusterExecutor(
-                    self.settings.cluster, self.store.bot_hashes(), self.out / "workers"
+                    self.settings.cluster,
+                    self.store.bot_hashes(),
+                    self.out / "workers",
+                    skip=(str(self.out),),
                 )
             except ClusterError as exc:
                 raise TournamentError(str(exc)) from None
