@@ -172,6 +172,12 @@ def test_per_tournament_games_say_they_run_on_one_machine(tmp_path):
         capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
     )  # fmt: skip
     assert done.returncode == 2 and "one machine" in done.stderr and len(done.stderr.splitlines()) == 1
+    alone = subprocess.run(
+        [sys.executable, "-m", "referee", "tournament", *BOTS, "--game", "yahtzee", "--format", "round-robin",
+         "--out", str(tmp_path / "u"), "--ship-bots"],
+        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
+    )  # fmt: skip
+    assert alone.returncode == 2 and "--ship-bots goes with --cluster" in alone.stderr
 
 
 _ = ClusterExecutor  # the executor is exercised through the CLI above
@@ -197,3 +203,34 @@ def test_a_tournament_folder_inside_a_bots_folder_is_hashed_as_the_store_hashes_
     assert play_match_task("m", spec, recorded, (str(out),))[1]
     (out / "results.sqlite").write_text("more games")  # the store grows: still the same bot
     assert play_match_task("m2", spec, recorded, (str(out),))[1]
+
+
+def test_shipped_bots_play_where_their_folders_do_not_exist(tmp_path):
+    """--ship-bots: the coordinator's copy of each bot's folder is unpacked on the worker
+    (once, named by its hash, checked) and played there, its command's paths moved: the
+    worker needs no copy of its own.  A copy that does not hash as recorded is refused."""
+    import shutil
+
+    import msgspec
+
+    from referee.tournament.cluster import pack_bot
+
+    home = tmp_path / "bot"
+    home.mkdir()
+    shutil.copy(YAHTZEE / "bin" / "competent", home / "competent")
+    home.chmod(0o755)
+    bots = [BotSpec(name=n, argv=[str(home / "competent")], home=str(home)) for n in ("a", "b")]
+    recorded = {b.name: content_hash(b) for b in bots}
+    shipped = {b.name: pack_bot(b) for b in bots}
+    spec = msgspec.msgpack.encode(MatchSpec(bots=bots, config=MatchConfig(game="yahtzee", games=2, seed=1)))
+    shutil.rmtree(home)  # this "worker" has no copy of the bots
+    _, encoded = play_match_task("m", spec, recorded, (), shipped)
+    from referee.tournament import wire
+
+    closed = [
+        m for m in msgspec.msgpack.decode(encoded, type=list[wire.ToParent]) if isinstance(m, wire.Closed)
+    ]
+    assert closed[0].record.completed
+    assert all(not p.forfeits and p.decisions > 0 for p in closed[0].record.players)
+    with pytest.raises(BotMismatch, match="do not hash as recorded"):
+        play_match_task("m", spec, {"a": "sha256:" + "0" * 64, "b": recorded["b"]}, (), shipped)

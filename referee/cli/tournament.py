@@ -189,6 +189,12 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "played instead of replaying them (the bots restart without their memory)",
     )
     parser.add_argument(
+        "--ship-bots",
+        action="store_true",
+        help="with --cluster: send each worker every bot's files once (checked by their hash) instead "
+        "of running them from the same paths on every machine",
+    )
+    parser.add_argument(
         "--rerun-close",
         action="store_true",
         help="with --resume: play again every match in which a bot timed out or answered within 80%% of "
@@ -372,6 +378,7 @@ def prepare(args: argparse.Namespace) -> Prepared:
         game_logs=bool(values.get("game_logs", False)) or values.get("live") is not None,
         live=values.get("live"),
         cluster=values.get("cluster"),
+        ship_bots=bool(args.ship_bots),
     )
     if settings.cluster is not None and game.lifetime is Lifetime.TOURNAMENT:
         raise ConfigError(
@@ -422,6 +429,7 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
         keep_played=bool(args.keep_played),
         live=args.live,
         cluster=args.cluster,
+        ship_bots=bool(args.ship_bots),
         rerun_close=bool(args.rerun_close),
     )
     return Prepared(config, specs, settings, resumed=True)
@@ -506,6 +514,10 @@ def main(args: argparse.Namespace) -> int:
         try:
             if getattr(args, "rerun_close", False) and not args.resume:
                 raise ConfigError("--rerun-close goes with --resume DIR (it replays matches already played)")
+            if getattr(args, "ship_bots", False) and not args.cluster:
+                raise ConfigError(
+                    "--ship-bots goes with --cluster (it sends the bots to the cluster's workers)"
+                )
             prepared = prepare(args)
             game = games.get(prepared.config.game)
             store = open_store(prepared, game)

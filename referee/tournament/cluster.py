@@ -28,7 +28,12 @@ store and the standings come out as from a local run.
 
 from __future__ import annotations
 
+import io
 import math
+import os
+import shutil
+import tarfile
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -36,6 +41,7 @@ from typing import Any
 import msgspec
 import trio
 
+from referee.core.botspec import BotSpec
 from referee.match.spec import MatchSpec
 from referee.tournament import wire
 
@@ -59,13 +65,59 @@ class WorkerHealth(msgspec.Struct):
 # ---------------------------------------------------------------------- on the worker
 
 
+def pack_bot(spec: BotSpec, skip: tuple[str, ...] = ()) -> bytes:
+    """The bot's files (those its content hash covers) as a gzipped tar, paths relative
+    to its home: what ``--ship-bots`` sends each worker once."""
+    from referee.tournament.store import bot_files
+
+    home = Path(spec.home)
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as tar:
+        for path in bot_files(spec, skip=skip):
+            tar.add(path, arcname=str(path.relative_to(home)), recursive=False)
+    return buffer.getvalue()
+
+
+def unpack_bot(spec: BotSpec, packed: bytes, expected: str) -> BotSpec:
+    """The shipped bot on this worker: unpacked once into a cache named by its content
+    hash (checked), its command's paths moved there."""
+    from referee.tournament.store import content_hash
+
+    cache = Path(tempfile.gettempdir()) / f"referee-bots-{os.getuid()}"
+    dest = cache / expected.replace(":", "-")
+    if not dest.exists():
+        cache.mkdir(mode=0o755, exist_ok=True)
+        staging = Path(tempfile.mkdtemp(dir=cache))
+        with tarfile.open(fileobj=io.BytesIO(packed), mode="r:gz") as tar:
+            if hasattr(tarfile, "data_filter"):
+                tar.extractall(staging, filter="data")
+            else:  # Python before 3.11.4; the archive is the coordinator's own
+                tar.extractall(staging)
+        staging.chmod(0o755)  # as root, bots run under uids of their own: they must read it
+        try:
+            staging.rename(dest)
+        except OSError:  # another task of this worker unpacked it first
+            shutil.rmtree(staging, ignore_errors=True)
+    home = spec.home.rstrip("/")
+    argv = [str(dest) + w[len(home) :] if w == home or w.startswith(home + "/") else w for w in spec.argv]
+    moved = msgspec.structs.replace(spec, home=str(dest), argv=argv)
+    if content_hash(moved) != expected:
+        shutil.rmtree(dest, ignore_errors=True)  # never leave a wrong copy under that name
+        raise BotMismatch(f"bot {spec.name}: the files shipped to this worker do not hash as recorded")
+    return moved
+
+
 #: Bots this worker process has checked: (home, recorded hash).  A worker checks each
 #: bot once per tournament, not before every match (a hash reads the bot's files).
 _checked: set[tuple[str, str]] = set()
 
 
 def play_match_task(
-    key: str, spec_bytes: bytes, hashes: dict[str, str], skip: tuple[str, ...] = ()
+    key: str,
+    spec_bytes: bytes,
+    hashes: dict[str, str],
+    skip: tuple[str, ...] = (),
+    shipped: dict[str, bytes] | None = None,
 ) -> tuple[str, bytes]:
     """Play one whole match on a Dask worker; returns (the worker's address, the
     match's messages encoded).  Raises :class:`BotMismatch` before playing if a bot's
@@ -82,6 +134,9 @@ def play_match_task(
     except ValueError:  # not on a worker (a test calling it directly)
         address = "local"
     spec = msgspec.msgpack.decode(spec_bytes, type=MatchSpec)
+    if shipped:  # --ship-bots: play the coordinator's copies, not whatever is at the paths
+        bots = [unpack_bot(b, shipped[b.name], hashes[b.name]) if b.name in shipped else b for b in spec.bots]
+        spec = msgspec.structs.replace(spec, bots=bots)
     for bot in spec.bots:
         expected = hashes.get(bot.name)
         if expected is None or (bot.home, expected) in _checked:
@@ -130,18 +185,32 @@ class ClusterExecutor:
     """Plays matches as Dask tasks (module docstring); the runner's executor interface."""
 
     def __init__(
-        self, address: str, hashes: dict[str, str], log_dir: Path, skip: tuple[str, ...] = ()
+        self,
+        address: str,
+        hashes: dict[str, str],
+        log_dir: Path,
+        skip: tuple[str, ...] = (),
+        ship: bool = False,
     ) -> None:
         self.address = address
         self.hashes = hashes
         self.skip = skip
         self.client = connect(address)
+        self.ship = ship
+        #: --ship-bots: each bot's files, sent to every worker once (Dask's broadcast).
+        self.shipped: dict[str, Any] = {}
         self.health: dict[str, WorkerHealth] = {}
         self._log_dir = log_dir
         self.concurrency = max(1, sum(self.client.nthreads().values()))
 
     async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None:
         """Play every match; their messages reach ``handle`` in the order given."""
+        if self.ship:
+            for _, spec in matches:
+                for bot in spec.bots:
+                    if bot.name not in self.shipped:
+                        packed = pack_bot(bot, self.skip)
+                        self.shipped[bot.name] = self.client.scatter(packed, broadcast=True)
         futures = [
             self.client.submit(
                 play_match_task,
@@ -149,6 +218,7 @@ class ClusterExecutor:
                 msgspec.msgpack.encode(spec),
                 {b.name: self.hashes[b.name] for b in spec.bots if b.name in self.hashes},
                 self.skip,
+                {b.name: self.shipped[b.name] for b in spec.bots if b.name in self.shipped} or None,
                 key=f"referee-match-{key}",
                 pure=False,
             )

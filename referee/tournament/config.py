@@ -114,6 +114,9 @@ class RunSettings(msgspec.Struct, kw_only=True):
     live: int | None = None
     #: Play the matches on a Dask cluster (``--cluster``): ``tcp://HOST:PORT`` or ``local[:N]``.
     cluster: str | None = None
+    #: With ``--cluster``: send every worker each bot's files (checked by hash) instead
+    #: of relying on the same paths everywhere.
+    ship_bots: bool = False
     #: With ``--resume``: play again the matches flagged close to the time limit.
     rerun_close: bool = False
 

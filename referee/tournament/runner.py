@@ -182,6 +182,7 @@ class Runner:
                     self.store.bot_hashes(),
                     self.out / "workers",
                     skip=(str(self.out),),
+                    ship=self.settings.ship_bots,
                 )
             except ClusterError as exc:
                 raise TournamentError(str(exc)) from None

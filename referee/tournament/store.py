@@ -375,6 +375,11 @@ def content_hash(spec: BotSpec, *, skip: Iterable[str | os.PathLike[str]] = ()) 
     return "sha256:" + digest.hexdigest()
 
 
+def bot_files(spec: BotSpec, *, skip: Iterable[str | os.PathLike[str]] = ()) -> Iterator[Path]:
+    """The files :func:`content_hash` reads, in its order (what shipping a bot must carry)."""
+    return _walk(Path(spec.home), frozenset(os.path.realpath(d) for d in skip))
+
+
 def _walk(home: Path, skipped: frozenset[str]) -> Iterator[Path]:
     """Files and links under ``home`` in sorted order, without following links."""
     try:
