@@ -164,14 +164,30 @@ def test_a_worker_that_times_out_far_more_than_the_others_is_named():
     assert outliers({k: v for k, v in health.items() if k != "tcp://c"}) == []
 
 
-def test_per_tournament_games_say_they_run_on_one_machine(tmp_path):
-    bots = [str(ROOT / "sample_players" / "dice_poker" / "always_call.py")] * 2
-    done = subprocess.run(
-        [sys.executable, "-m", "referee", "tournament", *bots, "--game", "dice-poker", "--format", "round-robin",
-         "--out", str(tmp_path / "t"), "--cluster", "local:1"],
-        capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL,
-    )  # fmt: skip
-    assert done.returncode == 2 and "one machine" in done.stderr and len(done.stderr.splitlines()) == 1
+def test_bots_for_the_whole_tournament_stay_on_one_worker_with_the_same_results(tmp_path):
+    """Dice poker's bots live for the whole tournament (seed 000: Init once): the session
+    that holds them runs on one worker of the cluster, and the standings are the local
+    run's."""
+    bots = [
+        str(ROOT / "sample_players" / "dice_poker" / "always_call.py"),
+        str(ROOT / "sample_players" / "dice_poker" / "threshold.py"),
+        str(ROOT / "sample_players" / "dice_poker" / "bin" / "equilibrium"),
+    ]
+
+    def run(out: Path, *extra: str) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "referee", "tournament", *bots, "--game", "dice-poker", "--format",
+             "round-robin", "--games", "200", "--seed", "3", "--out", str(out), "--quiet", *extra],
+            capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+
+    run(tmp_path / "local")
+    run(tmp_path / "cluster", "--cluster", "local:1")
+    assert results(tmp_path / "cluster") == results(tmp_path / "local")
+
+
+def test_ship_bots_goes_with_cluster(tmp_path):
     alone = subprocess.run(
         [sys.executable, "-m", "referee", "tournament", *BOTS, "--game", "yahtzee", "--format", "round-robin",
          "--out", str(tmp_path / "u"), "--ship-bots"],

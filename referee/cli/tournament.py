@@ -380,10 +380,10 @@ def prepare(args: argparse.Namespace) -> Prepared:
         cluster=values.get("cluster"),
         ship_bots=bool(args.ship_bots),
     )
-    if settings.cluster is not None and game.lifetime is Lifetime.TOURNAMENT:
+    if settings.ship_bots and game.lifetime is Lifetime.TOURNAMENT:
         raise ConfigError(
-            f"--cluster: {game.name}'s bots live for the whole tournament; such tournaments run on one "
-            "machine for now (without --cluster)"
+            f"--ship-bots: {game.name}'s bots live for the whole tournament on one worker, which runs "
+            "them from their paths"
         )
     return Prepared(
         config,

@@ -28,6 +28,7 @@ store and the standings come out as from a local run.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import math
 import os
@@ -276,3 +277,125 @@ def outliers(health: dict[str, WorkerHealth], verdict: str = "timeout", z: float
         if (f / d - rest_f / rest_d) / se > z:
             named.append(address)
     return named
+
+
+# ---------------------------------------------------------------------- bots for the whole tournament
+
+
+class SessionActor:
+    """On one Dask worker, for the whole tournament: the session worker process that
+    holds every bot (:mod:`referee.tournament.worker`, as a local run starts it), fed
+    its rounds over blocking pipes.  Dice poker's and Liar's Dice's bots live for the
+    whole tournament, so they stay on this one worker."""
+
+    def __init__(self, opening: bytes, hashes: dict[str, str], skip: tuple[str, ...] = ()) -> None:
+        import subprocess
+        import sys
+
+        from referee.tournament.store import content_hash
+
+        session = msgspec.msgpack.decode(opening[4:], type=wire.OpenSession)
+        for bot in session.bots:
+            expected = hashes.get(bot.name)
+            if expected is not None and content_hash(bot, skip=skip) != expected:
+                raise BotMismatch(
+                    f"bot {bot.name} at {bot.home} differs from the tournament's on this worker"
+                )
+        log = tempfile.NamedTemporaryFile(prefix="referee-session-", suffix=".log", delete=False)  # noqa: SIM115
+        self.log_path = log.name
+        self.proc = subprocess.Popen(
+            [sys.executable, "-P", "-m", "referee.tournament.worker", "--parent", str(os.getpid())],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=log,
+            start_new_session=True,
+        )
+        log.close()
+        self.frames = wire.Frames(to_parent=True)
+        self._write(opening)
+
+    def play_round(self, frame: bytes) -> bytes:
+        """Send one PlayRound frame; return every message up to RoundDone, encoded."""
+        self._write(frame)
+        messages: list[wire.ToParent] = []
+        assert self.proc.stdout is not None
+        while True:
+            data = os.read(self.proc.stdout.fileno(), 1 << 16)
+            if not data:
+                raise ClusterError(f"the session's worker process ended; its log: {self.log_path}")
+            for message in self.frames.feed(data):
+                if isinstance(message, wire.RoundDone):
+                    return msgspec.msgpack.encode(messages)
+                if isinstance(message, wire.Failed):
+                    raise ClusterError(f"the session failed: {message.error}; its log: {self.log_path}")
+                messages.append(message)  # type: ignore[arg-type]
+
+    def close(self) -> None:
+        """End the session: its input closed, its bots closed by it (bounded), then killed."""
+        import subprocess
+
+        if self.proc.stdin is not None:
+            with contextlib.suppress(OSError):
+                self.proc.stdin.close()
+        try:
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def _write(self, frame: bytes) -> None:
+        assert self.proc.stdin is not None
+        try:
+            self.proc.stdin.write(frame)
+            self.proc.stdin.flush()
+        except OSError:
+            raise ClusterError(f"the session's worker process is gone; its log: {self.log_path}") from None
+
+
+class ClusterSessionExecutor:
+    """The session executor's interface, the session on one Dask worker (an actor)."""
+
+    def __init__(
+        self,
+        address: str,
+        opening: wire.OpenSession,
+        hashes: dict[str, str],
+        skip: tuple[str, ...] = (),
+    ) -> None:
+        self.client = connect(address)
+        self.concurrency = opening.slots
+        self.health: dict[str, WorkerHealth] = {}
+        future = self.client.submit(SessionActor, wire.encode(opening), hashes, skip, actor=True, pure=False)
+        try:
+            self.actor = future.result()
+        except BotMismatch:
+            raise
+        except Exception as exc:
+            raise ClusterError(f"the session could not start on the cluster: {exc}") from None
+        self.address = address
+
+    async def play(self, matches: Sequence[tuple[str, MatchSpec, int | None]], handle: Handler) -> None:
+        frame = wire.encode(wire.PlayRound([wire.RoundMatch(k, s, n) for k, s, n in matches]))
+        try:
+            encoded = await trio.to_thread.run_sync(
+                lambda: self.actor.play_round(frame).result(), abandon_on_cancel=True
+            )
+        except ClusterError:
+            raise
+        except Exception as exc:
+            raise ClusterError(f"a round failed on the cluster: {exc}") from None
+        messages = msgspec.msgpack.decode(encoded, type=list[wire.ToParent])
+        for message in messages:
+            handle(message)
+
+    async def close(self, handle: Handler | None = None) -> None:
+        def end() -> None:
+            with contextlib.suppress(Exception):
+                self.actor.close().result()
+            cluster = getattr(self.client, "cluster", None)
+            self.client.close()
+            if cluster is not None:
+                cluster.close()
+
+        with trio.CancelScope(shield=True):
+            await trio.to_thread.run_sync(end)

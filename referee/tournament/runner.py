@@ -167,7 +167,23 @@ class Runner:
         self.outcomes = load_outcomes(self.store, self.plan)
         done_games = self.store.game_count()
         self._say_progress(already=(len(self.outcomes), done_games))
-        if self.per_tournament:
+        if self.per_tournament and self.settings.cluster is not None:
+            # The session, every bot in it, on one worker of the cluster for the tournament.
+            from referee.tournament.cluster import ClusterError, ClusterSessionExecutor
+
+            opening = wire.OpenSession(
+                bots=[self.specs[b] for b in self.config.everyone],
+                config=self._base,
+                stderr_dir=str(self.out / "stderr"),
+                slots=self.concurrency,
+            )
+            try:
+                executor = ClusterSessionExecutor(
+                    self.settings.cluster, opening, self.store.bot_hashes(), skip=(str(self.out),)
+                )
+            except ClusterError as exc:
+                raise TournamentError(str(exc)) from None
+        elif self.per_tournament:
             stderr_dir = self.out / "stderr"
             everyone = [self.specs[b] for b in self.config.everyone]
             executor: MatchExecutor | SessionExecutor = SessionExecutor(
@@ -239,7 +255,7 @@ class Runner:
             registered.append((planned.key, stored))
         self.store.add_matches(registered)
         self._plan_display(batch)
-        if isinstance(executor, SessionExecutor):
+        if self.per_tournament:  # a session's rounds (here, or on a cluster's worker)
             await executor.play([(p.key, self._specs[p.key], p.slice) for p in batch], self.handle)
         else:
             await executor.play([(p.key, self._specs[p.key]) for p in batch], self.handle)
