@@ -196,9 +196,6 @@ def test_ship_bots_goes_with_cluster(tmp_path):
     assert alone.returncode == 2 and "--ship-bots goes with --cluster" in alone.stderr
 
 
-_ = ClusterExecutor  # the executor is exercised through the CLI above
-
-
 def test_a_tournament_folder_inside_a_bots_folder_is_hashed_as_the_store_hashes_it(tmp_path):
     """A bot named "./mybot" from the folder the tournament writes into: the worker must
     leave the tournament's folder out of the bot's hash, as the store does."""
@@ -250,3 +247,78 @@ def test_shipped_bots_play_where_their_folders_do_not_exist(tmp_path):
     assert all(not p.forfeits and p.decisions > 0 for p in closed[0].record.players)
     with pytest.raises(BotMismatch, match="do not hash as recorded"):
         play_match_task("m", spec, {"a": "sha256:" + "0" * 64, "b": recorded["b"]}, (), shipped)
+
+
+def _dask(tmp_path: Path, name: str, env: dict[str, str]) -> tuple[list[subprocess.Popen], str]:
+    """A `dask scheduler` and one `dask worker --nthreads 1`, as an organiser starts them."""
+    scheduler_file = tmp_path / f"{name}.json"
+    procs = [subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_scheduler", "--scheduler-file", str(scheduler_file),
+         "--port", "0", "--dashboard-address", ":0"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
+    )]  # fmt: skip
+    deadline = time.monotonic() + 30
+    while not scheduler_file.exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    address = json.loads(scheduler_file.read_text())["address"]
+    procs.append(subprocess.Popen(
+        [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--dashboard-address", ":0"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
+    ))  # fmt: skip
+    return procs, address
+
+
+def test_after_the_scheduler_dies_the_tournament_resumes_on_a_new_one(tmp_path):
+    """The issue: `--resume DIR` works after the scheduler dies.  The coordinator's wait
+    is bounded (Dask's reconnection timeout, shortened here), it says so in one line and
+    exits 1; resumed on a new scheduler every match is stored once, whole."""
+    env = {**os.environ, "DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT": "3s"}
+    procs, address = _dask(tmp_path, "first", env)
+    out = tmp_path / "t"
+    argv = [sys.executable, "-m", "referee", "tournament", *BOTS, "--game", "yahtzee", "--format", "round-robin",
+            "--games", "300", "--seed", "9", "--out", str(out), "--quiet"]  # fmt: skip
+    try:
+        run = subprocess.Popen([*argv, "--cluster", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               text=True, env=env, stdin=subprocess.DEVNULL)  # fmt: skip
+        deadline = time.monotonic() + 60
+        while not (out / "results.sqlite").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.5)
+        os.killpg(procs[0].pid, signal.SIGKILL)  # the scheduler
+        _, err = run.communicate(timeout=90)
+    finally:
+        for proc in procs:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert run.returncode == 1, err
+    said = [line for line in err.splitlines() if line.startswith("referee: a match failed on the cluster")]
+    assert said and "--resume" in said[0], err
+    procs, address = _dask(tmp_path, "second", env)
+    try:
+        resumed = subprocess.run(
+            [sys.executable, "-m", "referee", "tournament", "--resume", str(out), "--cluster", address, "--quiet"],
+            capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL,
+        )  # fmt: skip
+    finally:
+        for proc in procs:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert resumed.returncode == 0, resumed.stderr
+    with Store.read(out) as store:
+        assert len(store.done_keys()) == 3 and all(store.game_count(k) == 300 for k in store.done_keys())
+
+
+async def test_a_different_build_is_refused_through_the_cluster(tmp_path):
+    """End to end: the worker's refusal crosses Dask as itself, one line naming the bot."""
+    from referee.tournament.cluster import ClusterError
+
+    bots = [resolve(BOTS[0]), resolve(BOTS[2])]
+    spec = MatchSpec(bots=bots, config=MatchConfig(game="yahtzee", games=1, seed=1))
+    hashes = {b.name: content_hash(b) for b in bots}
+    hashes[bots[0].name] = "sha256:" + "0" * 64  # what the tournament recorded: another build
+    executor = ClusterExecutor("local:1", hashes, tmp_path)
+    try:
+        with pytest.raises(ClusterError, match=f"bot {bots[0].name} .* differs from the tournament's"):
+            await executor.play([("m", spec)], lambda message: None)
+    finally:
+        await executor.close()

@@ -157,6 +157,11 @@ def play_match_task(
 # ---------------------------------------------------------------------- the coordinator
 
 
+def one_line(exc: BaseException) -> str:
+    """Dask's messages carry newlines (some escaped): one line for ours."""
+    return " ".join(str(exc).replace("\\n", "\n").split()) or type(exc).__name__
+
+
 def connect(address: str) -> Any:
     """A ``distributed.Client`` for ``address``: ``tcp://HOST:PORT`` (a running
     scheduler), or ``local[:N]`` (a LocalCluster of N one-thread worker processes on
@@ -231,8 +236,8 @@ class ClusterExecutor:
                     address, encoded = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
                 except BotMismatch:
                     raise
-                except Exception as exc:  # the task's own error, re-raised by Dask
-                    raise ClusterError(f"a match failed on the cluster: {exc}") from None
+                except Exception as exc:  # the task's own error, re-raised by Dask; or a lost scheduler
+                    raise ClusterError(f"a match failed on the cluster: {one_line(exc)}") from None
                 messages = msgspec.msgpack.decode(encoded, type=list[wire.ToParent])
                 for message in messages:
                     handle(message)
@@ -371,7 +376,7 @@ class ClusterSessionExecutor:
         except BotMismatch:
             raise
         except Exception as exc:
-            raise ClusterError(f"the session could not start on the cluster: {exc}") from None
+            raise ClusterError(f"the session could not start on the cluster: {one_line(exc)}") from None
         self.address = address
 
     async def play(self, matches: Sequence[tuple[str, MatchSpec, int | None]], handle: Handler) -> None:
@@ -383,7 +388,7 @@ class ClusterSessionExecutor:
         except ClusterError:
             raise
         except Exception as exc:
-            raise ClusterError(f"a round failed on the cluster: {exc}") from None
+            raise ClusterError(f"a round failed on the cluster: {one_line(exc)}") from None
         messages = msgspec.msgpack.decode(encoded, type=list[wire.ToParent])
         for message in messages:
             handle(message)
