@@ -76,7 +76,7 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import NoReturn
+from typing import Any, NoReturn
 
 import trio
 
@@ -1107,36 +1107,13 @@ class PpcaClient:
 # --------------------------------------------------------------------------- the connection
 
 
-async def play(
-    host: str,
-    port: int,
-    name: str,
-    policy: Policy | None = None,
-    *,
-    stall_at: int | None = None,
-    disconnect_at: int | None = None,
-    bad_reply_at: int | None = None,
-    any_five: bool = False,
-    bb_call_zero: bool = True,
-    check_rules: bool = True,
-    max_hands: int | None = MAX_HANDS,
-) -> Transcript:
+async def play(host: str, port: int, name: str, policy: Policy | None = None, **options: Any) -> Transcript:
     """Log in as ``name`` at ``host:port``, play until the server closes, return the transcript.
 
     Raises :class:`ProtocolViolation` (with ``.transcript``) on anything the protocol does
-    not allow.  The options are :class:`PpcaClient`'s.
+    not allow.  ``options`` are :class:`PpcaClient`'s (``stall_at``, ``bad_reply_at``…).
     """
-    client = PpcaClient(
-        name,
-        policy,
-        stall_at=stall_at,
-        disconnect_at=disconnect_at,
-        bad_reply_at=bad_reply_at,
-        any_five=any_five,
-        bb_call_zero=bb_call_zero,
-        check_rules=check_rules,
-        max_hands=max_hands,
-    )
+    client = PpcaClient(name, policy, **options)
     try:
         stream = await trio.open_tcp_stream(host, port)
         async with stream:

@@ -322,7 +322,7 @@ async def test_a_different_build_is_refused_through_the_cluster(tmp_path):
     spec = MatchSpec(bots=bots, config=MatchConfig(game="yahtzee", games=1, seed=1))
     hashes = {b.name: content_hash(b) for b in bots}
     hashes[bots[0].name] = "sha256:" + "0" * 64  # what the tournament recorded: another build
-    executor = ClusterExecutor("local:1", hashes, tmp_path)
+    executor = ClusterExecutor("local:1", hashes)
     try:
         with pytest.raises(ClusterError, match=f"bot {bots[0].name} .* differs from the tournament's"):
             await executor.play([("m", spec)], lambda message: None)

@@ -196,7 +196,6 @@ class Server:
                     self.lobby[self.config.table_size :],
                 )
                 for client in seated:
-                    client.seated = True
                     self._at_table.add(client.name)
                 number = self._next_table
                 self._next_table += 1
@@ -224,7 +223,6 @@ class Server:
                 seated = [waiting[x] for x in names]
                 self.lobby = [c for c in self.lobby if c.name not in names]
                 for client in seated:
-                    client.seated = True
                     self._at_table.add(client.name)
                 tables.start_soon(self._table, number, seated)
 
@@ -391,7 +389,6 @@ class Server:
                 self._at_table.discard(client.name)
                 current = self.clients.get(client.name)  # the same, or a reconnection
                 if current is not None and current.connected:
-                    current.seated = False
                     self.lobby.append(current)
             self._wake()
         seconds = trio.current_time() - started

@@ -27,6 +27,9 @@ class Wire:
         self.stream = stream
         self._fd = stream.socket.fileno() if isinstance(stream, trio.SocketStream) else -1
         self._calls = 0
+        #: Whether :meth:`exchange` may be used (a plain socket, and the C fast path
+        #: built): read on every remote decision, so set once.
+        self.fast = self._fd >= 0 and _exchange is not None
 
     async def receive(self) -> bytes:
         """Some bytes, ``b""`` at the end of the stream (or when it broke)."""
@@ -71,11 +74,6 @@ class Wire:
             except OSError as exc:
                 raise trio.BrokenResourceError(exc.strerror or str(exc)) from None
         await self._now_and_then()
-
-    @property
-    def fast(self) -> bool:
-        """Whether :meth:`exchange` may be used (a plain socket, and the C fast path built)."""
-        return self._fd >= 0 and _exchange is not None
 
     def exchange(self, data: bytes, max_line: int, wait_ns: int) -> bytes | int | tuple[int, bytes]:
         """Write ``data`` and read the peer's answer if it comes within ``wait_ns``, in one

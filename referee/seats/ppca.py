@@ -56,10 +56,7 @@ class PpcaSeat(RemoteSeat):
 
     async def start(self, nursery: trio.Nursery) -> None:
         # The client has been running since it logged in: nothing to start.
-        if not self.client.connected:
-            self._die(Verdict.STARTUP, f"not connected ({self.client.gone or 'gone'})")
-            raise BotFault(Verdict.STARTUP, self.death_detail)
-        self.client.seated = True
+        self._require_connection()
         self._started = True
 
     async def tell(self, line: bytes, expects_reply: bool = False) -> None:
@@ -106,7 +103,6 @@ class PpcaSeat(RemoteSeat):
         self._closed = True
         with trio.CancelScope(shield=True):
             await self._flush()
-        self.client.seated = False
 
     async def _flush(self) -> None:
         if self._batch and self.client.connected:

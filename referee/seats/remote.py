@@ -83,7 +83,6 @@ class Client:
         self.gone = ""
         #: Why the client was cut off for misbehaving (a protocol verdict's detail).
         self.misbehaved = ""
-        self.seated = False
         #: Network round trips (ns): the sum, count and largest, over every answer.
         self.network_ns = [0, 0, 0]
         self._cancel = trio.CancelScope()
@@ -233,12 +232,15 @@ class RemoteSeat(Seat):
     def description(self) -> str:
         return "remote (its own machine; sandbox and limits there)"
 
+    def _require_connection(self) -> None:
+        """A life cannot start on a connection that has ended (``startup``)."""
+        if not self.client.connected:
+            self._die(Verdict.STARTUP, f"not connected ({self.client.gone or 'gone'})")
+            raise BotFault(Verdict.STARTUP, self.death_detail)
+
     async def start(self, nursery: trio.Nursery) -> None:
         client = self.client
-        if not client.connected:
-            self._die(Verdict.STARTUP, f"not connected ({client.gone or 'gone'})")
-            raise BotFault(Verdict.STARTUP, self.death_detail)
-        client.seated = True
+        self._require_connection()
         await client.send_now(relay.message("start"))
         kind, rest, _ = await self._next(self.limits.startup_s + self.allowance_s, "start")
         if kind == "started":
@@ -351,7 +353,6 @@ class RemoteSeat(Seat):
         self._closed = True
         client = self.client
         if not self._started or not client.connected:
-            client.seated = False
             return
         with trio.CancelScope(shield=True):
             if self.death is None or not self.death.kills:
@@ -365,7 +366,6 @@ class RemoteSeat(Seat):
                             self._cpu_s, self._rss = relay.parse_stopped(rest)
                     break
                 # late replies and faults of this life are over: skip them
-        client.seated = False
 
     def usage(self) -> SeatUsage:
         return SeatUsage(

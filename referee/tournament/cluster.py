@@ -45,12 +45,14 @@ import trio
 from referee.core.botspec import BotSpec
 from referee.match.spec import MatchSpec
 from referee.tournament import wire
+from referee.tournament.workers import WorkerLost
 
 Handler = Callable[[wire.ToParent], None]
 
 
-class ClusterError(Exception):
-    """The cluster cannot be used, or refused a match; one line."""
+class ClusterError(WorkerLost):
+    """The cluster cannot be used, or refused a match; one line.  A :class:`WorkerLost`:
+    the tournament cannot go on, as when a local worker dies (exit 1, resume later)."""
 
 
 class BotMismatch(ClusterError):
@@ -194,11 +196,9 @@ class ClusterExecutor:
         self,
         address: str,
         hashes: dict[str, str],
-        log_dir: Path,
         skip: tuple[str, ...] = (),
         ship: bool = False,
     ) -> None:
-        self.address = address
         self.hashes = hashes
         self.skip = skip
         self.client = connect(address)
@@ -206,7 +206,6 @@ class ClusterExecutor:
         #: --ship-bots: each bot's files, sent to every worker once (Dask's broadcast).
         self.shipped: dict[str, Any] = {}
         self.health: dict[str, WorkerHealth] = {}
-        self._log_dir = log_dir
         self.concurrency = max(1, sum(self.client.nthreads().values()))
 
     async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None:
@@ -377,7 +376,6 @@ class ClusterSessionExecutor:
             raise
         except Exception as exc:
             raise ClusterError(f"the session could not start on the cluster: {one_line(exc)}") from None
-        self.address = address
 
     async def play(self, matches: Sequence[tuple[str, MatchSpec, int | None]], handle: Handler) -> None:
         frame = wire.encode(wire.PlayRound([wire.RoundMatch(k, s, n) for k, s, n in matches]))

@@ -169,7 +169,7 @@ class Runner:
         self._say_progress(already=(len(self.outcomes), done_games))
         if self.per_tournament and self.settings.cluster is not None:
             # The session, every bot in it, on one worker of the cluster for the tournament.
-            from referee.tournament.cluster import ClusterError, ClusterSessionExecutor
+            from referee.tournament.cluster import ClusterSessionExecutor
 
             opening = wire.OpenSession(
                 bots=[self.specs[b] for b in self.config.everyone],
@@ -177,12 +177,9 @@ class Runner:
                 stderr_dir=str(self.out / "stderr"),
                 slots=self.concurrency,
             )
-            try:
-                executor = ClusterSessionExecutor(
-                    self.settings.cluster, opening, self.store.bot_hashes(), skip=(str(self.out),)
-                )
-            except ClusterError as exc:
-                raise TournamentError(str(exc)) from None
+            executor = ClusterSessionExecutor(
+                self.settings.cluster, opening, self.store.bot_hashes(), skip=(str(self.out),)
+            )
         elif self.per_tournament:
             stderr_dir = self.out / "stderr"
             everyone = [self.specs[b] for b in self.config.everyone]
@@ -190,18 +187,14 @@ class Runner:
                 everyone, self._base, self.concurrency, self.out / "workers", stderr_dir
             )
         elif self.settings.cluster is not None:
-            from referee.tournament.cluster import ClusterError, ClusterExecutor
+            from referee.tournament.cluster import ClusterExecutor
 
-            try:
-                executor = ClusterExecutor(
-                    self.settings.cluster,
-                    self.store.bot_hashes(),
-                    self.out / "workers",
-                    skip=(str(self.out),),
-                    ship=self.settings.ship_bots,
-                )
-            except ClusterError as exc:
-                raise TournamentError(str(exc)) from None
+            executor = ClusterExecutor(
+                self.settings.cluster,
+                self.store.bot_hashes(),
+                skip=(str(self.out),),
+                ship=self.settings.ship_bots,
+            )
         else:
             executor = MatchExecutor(self.concurrency, self.out / "workers")
         try:
@@ -237,16 +230,6 @@ class Runner:
             self.store.add_event("worker-outlier", "a timeout rate out of line with the others'", bot=address)
 
     async def _play(self, batch: list[Planned], executor: MatchExecutor | SessionExecutor) -> None:
-        try:
-            await self._play_batch(batch, executor)
-        except Exception as exc:
-            from referee.tournament.cluster import ClusterError
-
-            if isinstance(exc, ClusterError):  # a match refused or failed on the cluster
-                raise TournamentError(str(exc)) from None
-            raise
-
-    async def _play_batch(self, batch: list[Planned], executor: MatchExecutor | SessionExecutor) -> None:
         registered = []
         for planned in batch:
             stored = self.stored_spec(planned)
