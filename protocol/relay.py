@@ -27,7 +27,10 @@ Client → server, answers::
     reply THINK_US TEXT…        the bot's reply (TEXT may be empty) and the microseconds
                                 between writing the request and reading the reply
     fault VERDICT DETAIL…       the bot failed (a verdict of referee.core.verdict)
-    stopped CPU_S PEAK_RSS      what the bot used, as measured on the client
+    stopped CPU_S PEAK_RSS [NOTES]
+                                what the bot used, as measured on the client; NOTES,
+                                when it wrote any (protocol.notes), is compact JSON
+                                {"n": {NAME: COUNT…}, "e": {NAME: FIRST_TEXT…}}
 
 The game's own lines go through verbatim: a game line is one line (no newline inside),
 so ``ask``/``reply`` need no escaping.  The server measures each round trip; the
@@ -44,6 +47,8 @@ import re
 VERSION = 1
 #: Names: what results and other players see.
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")
+#: A bot's note's name (protocol.notes), as text.
+NOTE_NAME = NAME
 #: Bytes a relay line may add to the game's longest line.
 OVERHEAD = 64
 
@@ -108,16 +113,48 @@ def parse_fault(rest: bytes) -> tuple[str, str]:
     return verdict.decode("ascii", "replace"), detail.decode("utf-8", "replace")
 
 
-def stopped(cpu_s: float, peak_rss: int) -> bytes:
-    return b"stopped %.3f %d\n" % (cpu_s, peak_rss)
+#: The most a ``stopped`` line's notes take (the line stays within any game's limit).
+NOTES_MAX = 2048
 
 
-def parse_stopped(rest: bytes) -> tuple[float, int]:
+def stopped(
+    cpu_s: float, peak_rss: int, notes: dict[str, int] | None = None, examples: dict[str, str] | None = None
+) -> bytes:
+    line = b"stopped %.3f %d" % (cpu_s, peak_rss)
+    if notes:
+        # Examples go first when room runs out, then names: counts matter more than text.
+        for value in ({"n": notes, "e": examples or {}}, {"n": notes}, {"n": dict(list(notes.items())[:32])}):
+            encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=True).encode()
+            if len(encoded) <= NOTES_MAX:
+                line += b" " + encoded
+                break
+    return line + b"\n"
+
+
+def parse_stopped(rest: bytes) -> tuple[float, int, dict[str, int], dict[str, str]]:
+    """CPU seconds, peak RSS, and the bot's notes by name with their first texts."""
     try:
-        cpu, rss = rest.split()
-        return max(0.0, float(cpu)), max(0, int(rss))
+        cpu, rss, *more = rest.split(None, 2)
+        usage = max(0.0, float(cpu)), max(0, int(rss))
     except ValueError:
-        raise RelayError("expected: stopped CPU_S PEAK_RSS") from None
+        raise RelayError("expected: stopped CPU_S PEAK_RSS [NOTES]") from None
+    notes: dict[str, int] = {}
+    examples: dict[str, str] = {}
+    if more:
+        try:
+            value = json.loads(more[0][:NOTES_MAX])
+        except ValueError:
+            raise RelayError("stopped: NOTES is not JSON") from None
+        if not isinstance(value, dict):
+            raise RelayError("stopped: NOTES is not an object")
+        # The client's word, checked as a bot's own notes are (protocol.notes).
+        for name, count in (value.get("n") or {}).items():
+            if NOTE_NAME.fullmatch(str(name)) and isinstance(count, int) and count > 0 and len(notes) < 64:
+                notes[name] = count
+        for name, text in (value.get("e") or {}).items():
+            if name in notes and isinstance(text, str):
+                examples[name] = "".join(c if c.isprintable() else "?" for c in text[:200])
+    return *usage, notes, examples
 
 
 # ------------------------------------------------------------------ server lines

@@ -385,25 +385,38 @@ def test_corrections_are_made_and_reported(bots, tmp_path) -> None:
     record = player_record(summary, "corrected")
     assert record["forfeits"] == {}, record["forfeit_details"]  # every reply was made legal
     log = replayed["corrected"]
-    found = re.findall(r"^ppca-adapter: correction (\S+) game (\d+) hand (\d+): (.*)$", log, re.M)
+    found = re.findall(r"^referee-note: ppca\.correction\.(\S+) game (\d+) hand (\d+): (.*)$", log, re.M)
     kinds = {kind for kind, *_ in found}
     assert {"check-to-call-0", "raise-below-minimum", "call-to-check", "raise-above-stack"} <= kinds, log
     assert any(k == "raise-below-minimum" and "RAISE 1 below the minimum" in what for k, _, _, what in found)
     assert any(k == "raise-above-stack" and re.search(r"sent raise \d+$", what) for k, _, _, what in found)
-    # Each game's summary counts every correction of the game (past 10 of a kind, lines stop).
+    # Each game's summary counts every correction of the game, each one a note line.
     summaries = re.findall(r"^ppca-adapter: game (\d+) over: \d+ corrections? \(([^)]*)\)", log, re.M)
     assert {g for g, _ in summaries} == {g for _, g, _, _ in found}
     for game, parts in summaries:
         for part in parts.split(", "):
             kind, count = part.rsplit(" ", 1)
-            shown = sum(1 for k, g, _, _ in found if (k, g) == (kind, game))
-            assert int(count) == shown if shown < 10 else int(count) >= shown, (game, kind)
+            assert int(count) == sum(1 for k, g, _, _ in found if (k, g) == (kind, game)), (game, kind)
+    # The issue: "count each correction as a named note in the results, so the student
+    # learns of it" -- the match's record counts exactly the notes the adapter wrote, by
+    # name, with the first of each as its example.
+    expected: dict[str, int] = {}
+    for kind, *_ in found:
+        expected[f"ppca.correction.{kind}"] = expected.get(f"ppca.correction.{kind}", 0) + 1
+    for kind in re.findall(r"^referee-note: ppca\.warning\.(\S+) ", log, re.M):
+        expected[f"ppca.warning.{kind}"] = expected.get(f"ppca.warning.{kind}", 0) + 1
+    assert record["notes"] == expected
+    first = next(f for f in found if f[0] == "raise-below-minimum")
+    assert record["note_examples"]["ppca.correction.raise-below-minimum"] == (
+        f"game {first[1]} hand {first[2]}: {first[3]}"
+    )
     # What the referee kept of the bot's stderr (--stderr-dir) says the same, as far as it
     # goes: the referee may drop what a bot wrote after its last checkpoint (README.md).
     kept = tmp_path / "err" / "corrected.stderr"
     if kept.exists():
-        lines = [line for line in kept.read_text().splitlines() if line.startswith("ppca-adapter: ")]
-        assert lines == [line for line in log.splitlines() if line.startswith("ppca-adapter: ")][: len(lines)]
+        ours = ("ppca-adapter: ", "referee-note: ")
+        lines = [line for line in kept.read_text().splitlines() if line.startswith(ours)]
+        assert lines == [line for line in log.splitlines() if line.startswith(ours)][: len(lines)]
 
 
 # ---------------------------------------------------------------------------- lines piped in
@@ -482,7 +495,7 @@ def test_a_game_that_starts_with_a_result(bots) -> None:
     assert status == 0
     # The last CHECK is the big blind's free option: the seed's rule makes it call 0.
     assert out == ["raise 4", "check", "raise 10", "fold", "call"]
-    assert "ppca-adapter: correction check-to-call-0 game 2 hand 3: preflop:" in err
+    assert "referee-note: ppca.correction.check-to-call-0 game 2 hand 3: preflop:" in err
     events = [e for e, _ in probes(err)]
     assert events == [
         "init",
@@ -512,9 +525,9 @@ def test_check_facing_a_bet_is_sent_and_flagged(bots) -> None:
     show = "show hand 1 seat 1 hole 8C8H board 2D3D4D5D7S"
     out, err, _ = pipe(bots["probe"], [DOC_SEAT1[0], show], script="K")
     assert out == ["check", "8C 2D 3D 4D 5D"]
-    assert "ppca-adapter: warning check-facing-bet game 1 hand 1: preflop: CHECK facing 1 to call" in err
+    assert "referee-note: ppca.warning.check-facing-bet game 1 hand 1: preflop: CHECK facing 1 to call" in err
     out, err, _ = pipe(bots["corrected"], ["show hand 1 seat 1 hole 8C8H board 2D3D4D5D7S"])
-    assert out == ["?? ?? ?? ?? ??"] and "warning showdown-invalid" in err
+    assert out == ["?? ?? ?? ?? ??"] and "referee-note: ppca.warning.showdown-invalid" in err
 
 
 def test_a_students_own_player_h(bots) -> None:

@@ -1117,3 +1117,41 @@ def test_overview_lists_identical_submissions():
     ]
     assert "Identical" not in overview_markdown(replace(result, students=distinct))
     assert "Identical" not in feedback_markdown(_by_id(result, "quinn-noqual"), result)  # the TA's page only
+
+
+# ---------------------------------------------------------------------------- notes
+
+
+def test_a_bots_notes_reach_its_feedback_page_redacted_and_escaped():
+    """Issue 15: an adapter's corrections are "a named note in the results, so the student
+    learns of it": the feedback lists them by name with the first text of each."""
+    result = _class()
+    hostile = _by_id(result, HOSTILE_ID)
+    replace = msgspec.structs.replace
+    noted = replace(
+        hostile,
+        qualify=replace(
+            hostile.qualify,
+            notes={"ppca.correction.call-to-check": 7},
+            note_examples={"ppca.correction.call-to-check": "game 1 hand 3: flop: CALL with nothing to call"},
+        ),
+        compete=replace(
+            hostile.compete,
+            notes={"ppca.correction.raise-below-minimum": 2, "ppca.warning.check-facing-bet": 5},
+            note_examples={"ppca.warning.check-facing-bet": f"game 2 vs zara-rival: {SCRIPT}"},
+        ),
+    )
+    result.students[result.students.index(hostile)] = noted
+    page = feedback_markdown(noted, result)
+    assert page.count("Notes: 7 — what your bot") == 2  # qualification and competition
+    rows = [row for row in page.splitlines() if "ppca." in row]
+    assert any("call-to-check" in r and "| 7 |" in r and "CALL with nothing to call" in r for r in rows), rows
+    # Most frequent first within a step, and another student's name never shown.
+    compete_rows = [r for r in rows if "raise-below" in r or "check-facing" in r]
+    assert "check-facing-bet" in compete_rows[0] and "raise-below-minimum" in compete_rows[1]
+    html_page = feedback_html(noted, result)
+    assert "zara-rival" not in page and "zara-rival" not in html_page
+    assert SCRIPT not in html_page and "&lt;script&gt;" in html_page
+    assert "ppca.correction.call-to-check" in html_page
+    # A step without notes has no notes section.
+    assert "Notes:" not in feedback_markdown(hostile, _class())

@@ -103,23 +103,15 @@ void check_layouts() {
 // ------------------------------------------------------------------ reports
 
 int game_no = 0;          // games begun by this process
-const int SHOWN_PER_KIND = 10;  // per game; beyond it a kind is only counted
 std::map<std::string, int> game_corrections, game_warnings, all_corrections, all_warnings;
 
-// A correction changed the reply; a warning did not (the referee will judge it).
+// A correction changed the reply; a warning did not (the referee will judge it).  Each is
+// a note (docs/records.md, "Notes"): the referee counts them by name into the results.
 void report(bool corrected, const std::string& kind, const std::string& what) {
-    std::map<std::string, int>& counts = corrected ? game_corrections : game_warnings;
-    int n = ++counts[kind];
+    ++(corrected ? game_corrections : game_warnings)[kind];
     ++(corrected ? all_corrections : all_warnings)[kind];
-    const Table& t = table();
-    if (n <= SHOWN_PER_KIND) {
-        std::fprintf(stderr, "ppca-adapter: %s %s game %d hand %d: %s\n", corrected ? "correction" : "warning",
-                     kind.c_str(), game_no, t.hand, what.c_str());
-    }
-    if (n == SHOWN_PER_KIND) {
-        std::fprintf(stderr, "ppca-adapter: further %s %s of game %d are counted, not shown\n", kind.c_str(),
-                     corrected ? "corrections" : "warnings", game_no);
-    }
+    std::fprintf(stderr, "referee-note: ppca.%s.%s game %d hand %d: %s\n", corrected ? "correction" : "warning",
+                 kind.c_str(), game_no, table().hand, what.c_str());
 }
 
 std::string tally(const std::map<std::string, int>& counts, const char* noun) {

@@ -96,6 +96,8 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
                 f"  {p.name}: {more} more forfeits (counted above; the summary, --json, details the "
                 f"first {FORFEIT_DETAILS_KEPT} of each bot)"
             )
+    for line in note_lines(result):
+        say(line)
     # One line when every bot ran alike; otherwise one per kind, naming its bots.
     kinds: dict[str, list[str]] = {}
     for p in result.players:
@@ -106,6 +108,27 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
         say(line)
     if stderr_note:
         say(stderr_note)
+
+
+#: Note names the table shows per bot, most frequent first; --json has them all.
+NOTES_SHOWN = 6
+
+
+def note_lines(result: MatchRecord) -> list[str]:
+    """The notes each bot wrote about its own play (protocol.notes): counts by name, and
+    the first text of each."""
+    lines: list[str] = []
+    for p in result.players:
+        if not p.notes:
+            continue
+        ranked = sorted(p.notes.items(), key=lambda item: (-item[1], item[0]))
+        lines.append(f"  {p.name}: notes (its own word about its play): {sum(p.notes.values())}")
+        for name, count in ranked[:NOTES_SHOWN]:
+            example = p.note_examples.get(name)
+            lines.append(f"      {name} ×{count}" + (f", first: {example}" if example else ""))
+        if len(ranked) > NOTES_SHOWN:
+            lines.append(f"      and {len(ranked) - NOTES_SHOWN} more names (--json has them all)")
+    return lines
 
 
 def evidence_lines(result: MatchRecord) -> list[str]:

@@ -108,6 +108,12 @@ class BotFigures(msgspec.Struct, omit_defaults=False):
     placements: dict[str, int] = {}
     #: The game's own counts, summed over the bot's games.
     tallies: dict[str, float] = {}
+    #: Notes the bot wrote about its own play (``referee-note: NAME TEXT`` lines on its
+    #: stderr, :mod:`protocol.notes`), counted by name — e.g. an adapter's corrections to
+    #: a student's decisions.  The bot's own word: they change no result.
+    notes: dict[str, int] = {}
+    #: The first text written with each name.
+    note_examples: dict[str, str] = {}
 
 
 #: A unit's finishing orders, game by game: each game's tie groups, best first, each a

@@ -64,6 +64,8 @@ class Competition:
 
     rows: dict[str, dict] = field(default_factory=dict)
     faults: dict[str, list[dict]] = field(default_factory=dict)
+    #: The standings' notes entries by bot name (docs/records.md, "Notes").
+    notes: dict[str, dict] = field(default_factory=dict)
     scale: str = ""
     #: What ranks the standings, in words ("games won", "chips won").
     ranked_by: str = ""
@@ -170,6 +172,7 @@ async def run_tournament(folder: Path, toml: str, concurrency: int) -> Competiti
         return result
     result.rows = {row["bot"]: row for row in standings.get("rows", [])}
     result.faults = {f["bot"]: f.get("details", []) for f in standings.get("faults", [])}
+    result.notes = {n["bot"]: n for n in standings.get("notes", [])}
     result.scale = (standings.get("ratings") or {}).get("scale", "")
     tournament = standings.get("tournament") or {}
     standing = tournament.get("standing", "")
@@ -301,6 +304,8 @@ def student_step(
         for f in competition.faults.get(entrant.name, [])
         if not f["detail"].startswith("not running since")
     ][:50]
+    noted = competition.notes.get(entrant.name) or {}
+    step.notes, step.note_examples = noted.get("notes") or {}, noted.get("examples") or {}
     known = {name for name, student in names.items() if student is None}
     known.add(entrant.name)
     decisions = 0

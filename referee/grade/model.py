@@ -121,6 +121,10 @@ class QualifyStep(Step, kw_only=True, omit_defaults=True):
     finding: str = ""
     seed: int = 0
     forfeits: list[Forfeit] = []
+    #: The notes the bot wrote about its own play (``referee-note:`` lines on its stderr,
+    #: docs/records.md "Notes"; an adapter's corrections), by name, and each name's first text.
+    notes: dict[str, int] = {}
+    note_examples: dict[str, str] = {}
     #: The command that reproduces this match, with ``BOT`` for the student's bot.
     command: str = ""
     #: What to do about a failed qualification, one line.
@@ -149,6 +153,9 @@ class CompeteStep(Step, kw_only=True, omit_defaults=True):
     draws: int = 0
     mean_score: float | None = None
     forfeits: list[Forfeit] = []
+    #: Its notes over the competition, as in :class:`QualifyStep`.
+    notes: dict[str, int] = {}
+    note_examples: dict[str, str] = {}
     #: Decision time over the competition: mean and max, in milliseconds; peak memory.
     decision_ms_mean: float | None = None
     decision_ms_max: float | None = None

@@ -646,6 +646,7 @@ def _as_shown(student: StudentResult, result: ClassResult) -> StudentResult:
             compete,
             summary=redact(compete.summary),
             forfeits=[_redact_forfeit(f, redact) for f in compete.forfeits],
+            note_examples={name: redact(text) for name, text in compete.note_examples.items()},
             replays=[
                 replace(r, label=redact(r.label), path=r.path if redact(r.path) == r.path else "")
                 for r in compete.replays
@@ -782,6 +783,32 @@ def _forfeit_blocks(forfeits: list[Forfeit], feedback: Feedback) -> list[Block]:
     ]
     if len(forfeits) > _MAX_ROWS:
         blocks.append(_Para([f"… and {len(forfeits) - _MAX_ROWS} more."]))
+    return blocks
+
+
+def _note_blocks(step: QualifyStep | CompeteStep) -> list[Block]:
+    """The notes the bot wrote about its own play: an adapter's corrections of the
+    student's decisions, for one (docs/adapters.md)."""
+    if not step.notes:
+        return []
+    ranked = sorted(step.notes.items(), key=lambda item: (-item[1], item[0]))
+    rows: list[list[Line]] = [
+        [[_code(name)], [str(count)], [_cut(step.note_examples.get(name, ""))]]
+        for name, count in ranked[:_MAX_ROWS]
+    ]
+    blocks: list[Block] = [
+        _Para(
+            [
+                f"Notes: {sum(step.notes.values())} — what your bot (or the adapter it was built with) "
+                "wrote about its own play on stderr as ",
+                _code("referee-note:"),
+                " lines. They change no result.",
+            ]
+        ),
+        _Table(["note", "count", "first"], rows, frozenset({1})),
+    ]
+    if len(ranked) > _MAX_ROWS:
+        blocks.append(_Para([f"… and {len(ranked) - _MAX_ROWS} more kinds."]))
     return blocks
 
 
@@ -1000,10 +1027,11 @@ def _step_blocks(name: str, student: StudentResult, result: ClassResult, shows: 
         blocks += _checklist(step) + _check_failures(step, feedback) + _reproduce(step.command)
     elif isinstance(step, QualifyStep):
         blocks.append(_qualify_facts(step))
-        blocks += _hint(step.hint) + _forfeit_blocks(step.forfeits, feedback) + _reproduce(step.command)
+        blocks += _hint(step.hint) + _forfeit_blocks(step.forfeits, feedback) + _note_blocks(step)
+        blocks += _reproduce(step.command)
     elif isinstance(step, CompeteStep):
         blocks.append(_compete_facts(step, result))
-        blocks += _forfeit_blocks(step.forfeits, feedback) + _replays(step)
+        blocks += _forfeit_blocks(step.forfeits, feedback) + _note_blocks(step) + _replays(step)
     return blocks
 
 

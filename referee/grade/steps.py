@@ -264,6 +264,7 @@ async def qualify(
         )
         for f in me.get("forfeit_details", [])[:20]
     ]  # fmt: skip
+    step.notes, step.note_examples = me.get("notes") or {}, me.get("note_examples") or {}
     evidence = msgspec.convert(data["evidence"], MatchEvidence) if data.get("evidence") else None
     passed = _judge(step, evidence, standing, rule, confidence)
     if passed:

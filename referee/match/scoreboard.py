@@ -40,6 +40,9 @@ class PlayerStats:
     tallies: dict[str, float] = field(default_factory=dict)
     #: Games by the place taken (1 = first; shared places count for each).
     placements: dict[int, int] = field(default_factory=dict)
+    #: The bot's notes by name, and each name's first text (protocol.notes).
+    notes: dict[str, int] = field(default_factory=dict)
+    note_examples: dict[str, str] = field(default_factory=dict)
 
     def fold(self, used: SeatUsage) -> None:
         """Add one life's figures (a seat's usage) to these totals."""
@@ -50,6 +53,8 @@ class PlayerStats:
         self.first_answer_ns_max = max(self.first_answer_ns_max, used.first_answer_ns)
         self.latency_ns_total += used.latency_ns_total
         self.latency_ns_max = max(self.latency_ns_max, used.latency_ns_max)
+        if used.note_count:
+            add_notes(self.notes, self.note_examples, used.notes, used.note_examples)
 
     def count_forfeit(self, forfeit: Forfeit) -> None:
         key = forfeit.verdict.value
@@ -60,6 +65,8 @@ class PlayerStats:
     def with_usage(self, used: SeatUsage) -> PlayerStats:
         """A copy with a live seat's figures folded in (for a mid-match report)."""
         live = copy.copy(self)
+        if used.note_count:  # folded into copies, not into these totals
+            live.notes, live.note_examples = dict(self.notes), dict(self.note_examples)
         live.fold(used)
         return live
 
@@ -87,7 +94,19 @@ class PlayerStats:
             sandbox=self.sandbox,
             placements={str(place): n for place, n in sorted(self.placements.items())},
             tallies=dict(self.tallies),
+            notes=dict(sorted(self.notes.items())),
+            note_examples=dict(sorted(self.note_examples.items())),
         )
+
+
+def add_notes(
+    counts: dict[str, int], examples: dict[str, str], more: dict[str, int], more_examples: dict[str, str]
+) -> None:
+    """Add one life's (or match's) notes to totals: counts summed, first examples kept."""
+    for name, count in more.items():
+        counts[name] = counts.get(name, 0) + count
+    for name, text in more_examples.items():
+        examples.setdefault(name, text)
 
 
 def tally_game(record: GameRecord, stats_by_name: dict[str, PlayerStats]) -> None:

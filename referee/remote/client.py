@@ -178,13 +178,15 @@ class Relay:
                         )
                         await self._send(stream, reply)
                     elif kind == "stop":
-                        usage = (0.0, 0)
+                        stopped = relay.stopped(0.0, 0)
                         if bot is not None:
                             await bot.close()
                             used = bot.usage()
-                            usage = (used.cpu_s, used.peak_rss_bytes)
+                            stopped = relay.stopped(
+                                used.cpu_s, used.peak_rss_bytes, used.notes, used.note_examples
+                            )
                             bot = None
-                        await self._send(stream, relay.stopped(*usage))
+                        await self._send(stream, stopped)
                     elif kind == "bye":
                         nursery.cancel_scope.cancel()  # the bots' monitor runs until cancelled
                         return rest.decode("utf-8", "replace")

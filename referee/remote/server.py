@@ -39,7 +39,9 @@ from referee.match import Match, MatchConfig, MatchSpec
 from referee.seats import ppca as ppca_seat
 from referee.seats.remote import NETWORK_ALLOWANCE_S, Client, RemoteSeat
 from referee.sinks.files import write_atomically
+from referee.tournament.report import notes_markdown
 from referee.tournament.sink import StoreSink
+from referee.tournament.standings import collect_notes
 from referee.tournament.store import Store
 
 #: Seconds a new connection has to say ``hello``.
@@ -410,7 +412,8 @@ class Server:
         player; and the network figures of the players connected in this run."""
         assert self.store is not None
         rows: dict[str, dict[str, float]] = {}
-        for record in self.store.match_records().values():
+        records = self.store.match_records().values()
+        for record in records:
             for p in record.players:
                 row = rows.setdefault(
                     p.name, dict.fromkeys(("tables", "games", "score", "wins", "forfeits"), 0)
@@ -436,6 +439,7 @@ class Server:
                 f"| {rank} | {name} | {row['tables']:.0f} | {row['games']:.0f} | {mean:+.3f} | "
                 f"{row['wins']:.0f} | {row['forfeits']:.0f} | {network} |"
             )
+        lines += notes_markdown(collect_notes((r.players for r in records), order))
         write_atomically(str(self.out / "standings.md"), ("\n".join(lines) + "\n").encode(), durable=False)
 
 

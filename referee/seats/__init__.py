@@ -1,5 +1,5 @@
 """Seats: how a match reaches its participants (see :mod:`referee.seats._abc`)."""
 
-from referee.seats._abc import Seat, SeatFactory, SeatUsage
+from referee.seats._abc import Seat, SeatFactory, SeatUsage, notes_usage
 
-__all__ = ["Seat", "SeatFactory", "SeatUsage"]
+__all__ = ["Seat", "SeatFactory", "SeatUsage", "notes_usage"]

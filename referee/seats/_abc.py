@@ -23,11 +23,12 @@ from __future__ import annotations
 import abc
 from collections.abc import Callable
 from pathlib import Path
-from typing import ClassVar, Protocol
+from typing import Any, ClassVar, Protocol
 
 import msgspec
 import trio
 
+from protocol.notes import NoteReader
 from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
 from referee.core.verdict import Verdict
@@ -47,6 +48,19 @@ class SeatUsage(msgspec.Struct, frozen=True):
     #: Whether any line came back (a faulty one too): a seat that died without one
     #: failed to start.
     answered: bool = False
+    #: The bot's notes about its own play (:mod:`protocol.notes`): how many in all, by
+    #: name, and each name's first text.  Copies: a later reading does not change them.
+    note_count: int = 0
+    notes: dict[str, int] = {}
+    note_examples: dict[str, str] = {}
+
+
+def notes_usage(reader: NoteReader) -> dict[str, Any]:
+    """``SeatUsage``'s note fields from a :class:`~protocol.notes.NoteReader` (copied):
+    nothing at all while the bot has written none, the common case."""
+    if not reader.total:
+        return {}
+    return {"note_count": reader.total, "notes": dict(reader.counts), "note_examples": dict(reader.examples)}
 
 
 class Seat(abc.ABC):

@@ -223,6 +223,9 @@ class RemoteSeat(Seat):
         self._think_max = 0
         self._cpu_s = 0.0
         self._rss = 0
+        #: The bot's notes as the client reported them at its stop (protocol.notes).
+        self._notes: dict[str, int] = {}
+        self._note_examples: dict[str, str] = {}
 
     @property
     def alive(self) -> bool:
@@ -363,7 +366,9 @@ class RemoteSeat(Seat):
                 if kind in ("", "stopped"):
                     if kind == "stopped":
                         with contextlib.suppress(relay.RelayError):
-                            self._cpu_s, self._rss = relay.parse_stopped(rest)
+                            self._cpu_s, self._rss, self._notes, self._note_examples = relay.parse_stopped(
+                                rest
+                            )
                     break
                 # late replies and faults of this life are over: skip them
 
@@ -376,6 +381,9 @@ class RemoteSeat(Seat):
             latency_ns_max=self._think_max,
             first_answer_ns=self._first_ns,
             answered=self._answered,
+            note_count=sum(self._notes.values()),
+            notes=dict(self._notes),
+            note_examples=dict(self._note_examples),
         )
 
     # ------------------------------------------------------------------ inside

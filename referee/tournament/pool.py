@@ -50,6 +50,9 @@ class _Charge:
         "first_answer_ns",
         "latency_ns_max",
         "latency_ns_total",
+        "note_count",
+        "note_examples",
+        "notes",
         "peak",
     )
 
@@ -61,6 +64,9 @@ class _Charge:
         self.latency_ns_max = 0
         self.first_answer_ns = 0
         self.answered = False
+        self.note_count = 0
+        self.notes: dict[str, int] = {}
+        self.note_examples: dict[str, str] = {}
 
     def add(self, now: SeatUsage, mark: SeatUsage) -> None:
         """Add what the process used between the readings ``mark`` and ``now``."""
@@ -72,6 +78,14 @@ class _Charge:
         if mark.decisions == 0:  # the process's first answer fell in this stretch
             self.first_answer_ns = max(self.first_answer_ns, now.first_answer_ns)
         self.answered = self.answered or now.answered
+        if now.note_count != mark.note_count:  # rare: most bots write no notes
+            for name, count in now.notes.items():
+                more = count - mark.notes.get(name, 0)
+                if more > 0:
+                    self.notes[name] = self.notes.get(name, 0) + more
+                    self.note_count += more
+                    if name in now.note_examples:
+                        self.note_examples.setdefault(name, now.note_examples[name])
 
     def usage(self) -> SeatUsage:
         return SeatUsage(
@@ -82,6 +96,9 @@ class _Charge:
             latency_ns_max=self.latency_ns_max,
             first_answer_ns=self.first_answer_ns,
             answered=self.answered,
+            note_count=self.note_count,
+            notes=dict(self.notes),
+            note_examples=dict(self.note_examples),
         )
 
 

@@ -58,7 +58,7 @@ from referee.core.limits import MiB
 from referee.core.verdict import printable
 from referee.sinks.files import write_atomically
 from referee.tournament.ratings import Ratings
-from referee.tournament.standings import BotRow, Cell, QualificationRow, Standings
+from referee.tournament.standings import BotNotes, BotRow, Cell, QualificationRow, Standings
 
 STANDINGS_JSON = "standings.json"
 STANDINGS_MD = "standings.md"
@@ -298,6 +298,7 @@ def markdown(standings: Standings) -> str:
         lines += ["", "## Seeds", ""] + [f"{i}. {_md(b)}" for i, b in enumerate(standings.seeds, 1)]
     lines += _md_crosstable(standings)
     lines += _md_faults(standings)
+    lines += _md_notes(standings)
     if standings.bracket_text:
         lines += ["", "## Bracket", "", "```text", standings.bracket_text.replace("```", "'''"), "```"]
     if standings.swiss:
@@ -494,6 +495,30 @@ def _md_faults(standings: Standings) -> list[str]:
         shown = sum(fault.forfeits.values())
         if shown > len(fault.details):
             lines.append(f"- … {shown - len(fault.details)} more")
+    return lines
+
+
+def _md_notes(standings: Standings) -> list[str]:
+    return notes_markdown(standings.notes)
+
+
+def notes_markdown(entries: Sequence[BotNotes]) -> list[str]:
+    """The "Notes" section of a standings page (nothing when no bot wrote any)."""
+    if not entries:
+        return []
+    lines = [
+        "",
+        "## Notes",
+        "",
+        "What bots said about their own play (`referee-note:` lines on stderr: an adapter's "
+        "corrections, for one), over every stage: their own word, counted by name.",
+    ]
+    for entry in entries:
+        total = sum(entry.notes.values())
+        lines += ["", f"### {_md(entry.bot)}: {total} in {entry.matches} matches", ""]
+        for name, count in sorted(entry.notes.items(), key=lambda item: (-item[1], item[0])):
+            example = entry.examples.get(name)
+            lines.append(f"- {_md(name)} ×{count}" + (f" — first: {_md(example)}" if example else ""))
     return lines
 
 

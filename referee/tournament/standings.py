@@ -73,6 +73,7 @@ import msgspec
 from referee import games
 from referee.core.records import GameForfeit, MatchRecord
 from referee.games import Standing
+from referee.match.scoreboard import add_notes
 from referee.stats.sprt import SprtResult
 from referee.tournament.config import ConfigError, TournamentConfig, rounds_of
 from referee.tournament.formats import DoubleElimination, Format, MatchOutcome, Swiss, Tables
@@ -269,6 +270,17 @@ class BotFaults(msgspec.Struct, kw_only=True):
     unstartable: str | None = None
 
 
+class BotNotes(msgspec.Struct, kw_only=True):
+    """What a bot said about its own play over every done match (``referee-note:``
+    lines on its stderr, :mod:`protocol.notes`): counts by name, each name's first text."""
+
+    bot: str
+    notes: dict[str, int]
+    examples: dict[str, str]
+    #: The done matches in which it wrote any.
+    matches: int
+
+
 class WorkerFigures(msgspec.Struct, kw_only=True):
     """A cluster worker's share of the run (``--cluster``; docs/cluster.md)."""
 
@@ -314,6 +326,8 @@ class Standings(msgspec.Struct, kw_only=True):
     workers: list[WorkerFigures] | None = None
     #: Why there are no ratings although they were asked for (a fit that failed), in one line.
     ratings_problem: str | None = None
+    #: The bots that wrote notes about their own play, in rank order (then the others).
+    notes: list[BotNotes] = []
 
 
 # ---------------------------------------------------------------------- tallies
@@ -386,6 +400,8 @@ class Cache:
         self.details: dict[tuple[int, str], list[FaultDetail]] = {}
         self.formats: dict[tuple[str, ...], Format | None] = {}
         self.played: dict[int, tuple[int, Played]] = {}
+        #: Done matches' notes per match id and attempt (a record never changes after).
+        self.notes: dict[tuple[int, int], list[_NotedFigures]] = {}
 
 
 @dataclass(slots=True)
@@ -832,8 +848,61 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
         win_ratings=win_ratings,
         ratings_problem=ratings_problem,
         workers=_workers(conn),
+        notes=_notes(conn, [m for m in matches if m.status == "done"], ranked, cache),
         **extras,
     )
+
+
+class _NotedFigures(msgspec.Struct):
+    name: str
+    notes: dict[str, int] = {}
+    note_examples: dict[str, str] = {}
+
+
+class _NotedRecord(msgspec.Struct):
+    players: list[_NotedFigures]
+
+
+_decode_noted = msgspec.json.Decoder(_NotedRecord).decode
+
+
+def _notes(
+    conn: sqlite3.Connection, done: Sequence[_Match], ranked: Sequence[str], cache: Cache
+) -> list[BotNotes]:
+    """Every stage's notes, from the done matches' records.  Only records holding a
+    note are decoded (a record's empty ``"notes":{}`` does not match the search), and
+    each once per cache."""
+    new = [m for m in done if (m.id, m.attempts) not in cache.notes]
+    for start in range(0, len(new), 500):  # SQLite's limit on bound parameters
+        chunk = new[start : start + 500]
+        noted = dict(
+            conn.execute(
+                f"""SELECT id, record FROM matches WHERE id IN ({",".join("?" * len(chunk))})
+                    AND instr(record, '"notes":{{"') > 0""",
+                [m.id for m in chunk],
+            ).fetchall()
+        )
+        for m in chunk:
+            text = noted.get(m.id)
+            cache.notes[(m.id, m.attempts)] = [] if text is None else _decode_noted(text).players
+    return collect_notes((cache.notes.get((m.id, m.attempts), ()) for m in done), ranked)
+
+
+def collect_notes(matches: Iterable[Iterable[Any]], ranked: Sequence[str]) -> list[BotNotes]:
+    """Each bot's notes over ``matches`` (per match, its players' figures: anything with
+    ``name``, ``notes`` and ``note_examples``), in ``ranked`` order, then by name."""
+    found: dict[str, BotNotes] = {}
+    for players in matches:
+        for figures in players:
+            if not figures.notes:
+                continue
+            entry = found.setdefault(
+                figures.name, BotNotes(bot=figures.name, notes={}, examples={}, matches=0)
+            )
+            entry.matches += 1
+            add_notes(entry.notes, entry.examples, figures.notes, figures.note_examples)
+    place = {bot: i for i, bot in enumerate(ranked)}
+    return sorted(found.values(), key=lambda n: (place.get(n.bot, len(place)), n.bot))
 
 
 def _workers(conn: sqlite3.Connection) -> list[WorkerFigures] | None:

@@ -39,10 +39,11 @@ import psutil
 import trio
 
 from protocol.lines import show
+from protocol.notes import NoteReader
 from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
 from referee.core.verdict import BotFault, Verdict
-from referee.seats import Seat, SeatUsage
+from referee.seats import Seat, SeatUsage, notes_usage
 from referee.seats.process import sandbox
 from referee.seats.process.monitor import Monitor, shared_monitor
 from referee.seats.process.sandbox import spawn
@@ -221,6 +222,7 @@ class BotProcess(Seat):
         self._poller = select.poll()  # the pure-Python path's short wait, on stdout
         self._told = 0  # information-line answers read at once (they yield like requests)
         self._stderr = StderrCapture(limits.stderr_bytes)
+        self._notes = NoteReader()
         self._stderr_scope = trio.CancelScope()
         self._closed = False
 
@@ -362,6 +364,7 @@ class BotProcess(Seat):
             # The drain task may not have run since the bot's last words (the fast path
             # yields only every few answers): keep what the pipe still holds (bounded).
             self._take_stderr(reads=64)
+            self._notes.finish()
             self._stderr_scope.cancel()
             self._close_fd("_rfd")
             self._close_fd("_efd")
@@ -748,6 +751,10 @@ class BotProcess(Seat):
         return self.sandbox
 
     def usage(self) -> SeatUsage:
+        if self._efd >= 0:
+            # Notes written before the last answer are in the pipe already; the drain task
+            # may not have run since (the fast path yields every few answers).  ~1 µs.
+            self._take_stderr(reads=4)
         counters = self._counters
         return SeatUsage(
             cpu_s=self.cpu_s,
@@ -757,6 +764,7 @@ class BotProcess(Seat):
             latency_ns_max=counters[_LATENCY_MAX],
             first_answer_ns=counters[_FIRST_ANSWER],
             answered=self._has_answered,
+            **notes_usage(self._notes),
         )
 
     def sample(self) -> None:
@@ -1018,6 +1026,7 @@ class BotProcess(Seat):
             if not data:
                 return False
             self._stderr.feed(data)
+            self._notes.feed(data)
         return True
 
     def _stderr_note(self) -> str:

@@ -1,0 +1,137 @@
+"""Notes: how a bot tells the results something about its own play, in any game.
+
+A bot writes a note as one line **on stderr** (never stdout, which is the game's)::
+
+    referee-note: NAME TEXT…
+
+``NAME`` is 1–40 of ``A-Z a-z 0-9 _ . -`` and says what kind of thing happened
+(``correction.call-to-check``); ``TEXT`` is optional and says this one instance
+(``game 3 hand 7: call with nothing to call -> check``).  The line must start at the
+beginning of a stderr line.  The referee counts notes by name for each bot and match and
+keeps the first ``TEXT`` of each name; they appear in the match's results (``notes`` and
+``note_examples`` of the bot's figures), in a tournament's standings and in a student's
+grading feedback.  The adapters of the seeds' APIs use them to report the corrections
+they make to a student's decisions.
+
+Stderr rather than a protocol line: it works in every game without changing its
+grammar, it costs the per-decision path nothing (stderr is read on its own), and a bot
+that never writes one is unaffected.  A note is the bot's own word about itself: it
+changes no result and no verdict.
+
+:class:`NoteReader` finds the notes in a stream read in chunks of any size (stdlib only,
+like every wire module); a bot writing in Python may use :func:`note`.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+
+PREFIX = b"referee-note: "
+#: A note's name.
+NAME = re.compile(rb"[A-Za-z0-9_.-]{1,40}")
+#: The longest note line that is read whole (longer ones are cut there).
+LINE_MAX = 512
+#: How much of a note's text is kept as its name's example.
+TEXT_MAX = 200
+#: Distinct names counted per reader; notes of further names count under OTHER.
+NAMES_MAX = 64
+OTHER = "other"
+#: Notes parsed one by one per reader; past it they are only counted, under CAPPED (a
+#: flood of notes costs the referee no more than any other stderr output).
+PARSED_MAX = 100_000
+CAPPED = "uncounted-names"
+
+
+def note(name: str, text: str = "", file=None) -> None:
+    """Write a note (a Python bot's helper): ``note("retry", "game 3: ...")``."""
+    stream = sys.stderr if file is None else file
+    line = f"{PREFIX.decode()}{name} {text}".rstrip()
+    print(line, file=stream, flush=True)
+
+
+class NoteReader:
+    """Counts the notes in a byte stream fed in chunks, split anywhere.
+
+    ``counts`` (name → notes) and ``examples`` (name → the first note's text) are read
+    directly; ``total`` is the number of notes so far.  Memory is bounded (``NAMES_MAX``
+    names, one partial line of at most ``LINE_MAX`` bytes) and so is the work per note.
+    """
+
+    __slots__ = ("_at_start", "_carry", "_long", "counts", "examples", "total")
+
+    def __init__(self) -> None:
+        self.counts: dict[str, int] = {}
+        self.examples: dict[str, str] = {}
+        self.total = 0
+        self._carry = b""  # a line begun in an earlier chunk that may be a note
+        self._long = False  # _carry is a note's first LINE_MAX bytes; skip to its line's end
+        self._at_start = True  # the next byte begins a line
+
+    def feed(self, data: bytes) -> None:
+        start = 0
+        if self._long:
+            newline = data.find(b"\n")
+            if newline < 0:
+                return
+            self._take(self._carry[len(PREFIX) :])
+            self._carry, self._long = b"", False
+            start = newline + 1
+        elif self._carry:
+            data = self._carry + data
+            self._carry = b""
+        elif not self._at_start:  # in the middle of a line that is not a note: skip it
+            start = data.find(b"\n") + 1
+            if start == 0:
+                return
+        end = data.rfind(b"\n") + 1  # lines in data[start:end] are whole
+        if end > start and data.find(PREFIX, start, end) >= 0:
+            self._scan(data, start, end)
+        tail = data[max(start, end) :]
+        self._at_start = not tail
+        if tail.startswith(PREFIX):
+            self._carry = tail[:LINE_MAX]
+            self._long = len(tail) >= LINE_MAX
+        elif tail and PREFIX.startswith(tail):
+            self._carry = tail
+
+    def finish(self) -> None:
+        """The stream ended: a last note without its newline counts too."""
+        if self._carry.startswith(PREFIX):
+            self._take(self._carry[len(PREFIX) :])
+        self._carry, self._long = b"", False
+        self._at_start = True
+
+    def _scan(self, data: bytes, start: int, end: int) -> None:
+        at = data.find(PREFIX, start, end)
+        while at >= 0:
+            if at == start or data[at - 1] == 0x0A:  # at a line's start
+                stop = data.find(b"\n", at, end)
+                if self.total >= PARSED_MAX:
+                    # Counted in C from here on: a flood costs what reading it costs.
+                    found = data.count(b"\n" + PREFIX, at - 1 if at > start else at, end) + (at == start)
+                    self._add(CAPPED, found, "")
+                    return
+                self._take(data[at + len(PREFIX) : min(stop, at + LINE_MAX)])
+                at = stop + 1
+            else:
+                at += 1
+            at = data.find(PREFIX, at, end)
+
+    def _take(self, body: bytes) -> None:
+        body = body.rstrip(b"\r\n")
+        name, _, text = body.partition(b" ")
+        if not NAME.fullmatch(name):
+            return  # not a note (a malformed one is the bot's stderr like any other line)
+        self._add(name.decode("ascii"), 1, text.strip().decode("utf-8", "replace")[:TEXT_MAX])
+
+    def _add(self, name: str, count: int, text: str) -> None:
+        if count <= 0:
+            return
+        counts = self.counts
+        if name not in counts and len(counts) >= NAMES_MAX:
+            name = OTHER
+        counts[name] = counts.get(name, 0) + count
+        if name not in self.examples and text and name not in (OTHER, CAPPED):
+            self.examples[name] = "".join(c if c.isprintable() else "?" for c in text)
+        self.total += count
