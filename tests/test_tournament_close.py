@@ -5,6 +5,7 @@ timed out) is flagged, and `--resume DIR --rerun-close` plays those matches agai
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -53,8 +54,15 @@ def test_matches_near_the_limit_are_flagged_and_played_again_on_request(tmp_path
     assert first.returncode == 0, first.stderr
     with Store.read(out) as store:
         flagged = {key for _, _, bot, key, _ in store.events("near-limit") if bot == "slow"}
+        details = [detail for _, _, bot, _, detail in store.events("near-limit") if bot == "slow"]
         slow_matches = {k for k in store.done_keys() if "slow" in {b.name for b in store.spec(k).bots}}
     assert flagged == slow_matches and len(flagged) == 2  # its two matches, and only those
+    # Each says how long the close answer took and that it was not computing (it slept):
+    # on a busier machine the same bot would have timed out (unless it timed out here).
+    for detail in details:
+        found = re.search(r"slowest: (\d+) ms wall / (\d+) ms CPU", detail)
+        assert found and int(found[1]) >= 320 and int(found[2]) < 100, detail
+        assert detail.endswith("(limit 400 ms)"), detail
     standings = json.loads((out / "standings.json").read_text())["rows"]
 
     refused = referee(*bots, "--game", "yahtzee", "--rerun-close", "--out", str(tmp_path / "u"))

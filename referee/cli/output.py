@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import sys
 
-from referee.core.limits import MiB
+from referee.core.limits import NEAR_LIMIT, MiB
 from referee.core.records import MatchRecord
 from referee.core.verdict import Forfeit, printable
 from referee.match import FORFEIT_DETAILS_KEPT
@@ -96,7 +96,7 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
                 f"  {p.name}: {more} more forfeits (counted above; the summary, --json, details the "
                 f"first {FORFEIT_DETAILS_KEPT} of each bot)"
             )
-    for line in note_lines(result):
+    for line in note_lines(result) + slow_lines(result):
         say(line)
     # One line when every bot ran alike; otherwise one per kind, naming its bots.
     kinds: dict[str, list[str]] = {}
@@ -128,6 +128,26 @@ def note_lines(result: MatchRecord) -> list[str]:
             lines.append(f"      {name} ×{count}" + (f", first: {example}" if example else ""))
         if len(ranked) > NOTES_SHOWN:
             lines.append(f"      and {len(ranked) - NOTES_SHOWN} more names (--json has them all)")
+    return lines
+
+
+def slow_lines(result: MatchRecord) -> list[str]:
+    """Answers close to the decision limit (or past it), with the CPU each used: the one
+    outcome another machine might change (docs/limits-and-verdicts.md)."""
+    lines = []
+    for p in result.players:
+        if not p.slow_answers:
+            continue
+        worst = sorted(p.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
+        shown = ", ".join(
+            f"{a.wall_ms:.0f} ms wall / " + ("? ms" if a.cpu_ms is None else f"{a.cpu_ms:.0f} ms") + " CPU"
+            + (" (timeout)" if a.timeout else "")
+            for a in worst
+        )  # fmt: skip
+        lines.append(
+            f"  {p.name}: {p.slow_answers} answers took {NEAR_LIMIT:.0%} of the decision limit or more "
+            f"(timeouts included); slowest: {shown}"
+        )
     return lines
 
 

@@ -12,6 +12,12 @@ import msgspec
 MiB = 1 << 20
 GiB = 1 << 30
 
+#: An answer that took this share of the decision limit or more is *close to it*: on a
+#: slower or busier machine it might have timed out.  Such answers are kept with the CPU
+#: they used (``BotFigures.slow_answers``), and a tournament flags their matches
+#: (``near-limit`` events, ``--rerun-close``).
+NEAR_LIMIT = 0.8
+
 
 class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     #: Wall seconds from spawn to the first answer (precomputation is allowed before it).

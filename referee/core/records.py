@@ -78,6 +78,17 @@ class GameRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     transcript: list[Step] | None = None
 
 
+class SlowAnswer(msgspec.Struct, frozen=True, omit_defaults=True):
+    """An answer close to the decision limit, or past it: its wall time and the CPU the
+    bot's process tree used meanwhile (docs/limits-and-verdicts.md, "CPU per decision")."""
+
+    wall_ms: float
+    #: ``None`` where the seat cannot tell (a remote bot, an in-process one).
+    cpu_ms: float | None = None
+    #: It was a timeout (no answer within the limit): ``wall_ms`` is how long it was waited for.
+    timeout: bool = False
+
+
 class BotFigures(msgspec.Struct, omit_defaults=False):
     """One bot's results and resource figures over a match (right mid-match too)."""
 
@@ -99,6 +110,14 @@ class BotFigures(msgspec.Struct, omit_defaults=False):
     #: Mean and longest time to answer, the first answer of each process excluded.
     mean_decision_us: float = 0.0
     max_decision_us: float = 0.0
+    #: The CPU its process tree used during its slowest answer (``max_decision_us``):
+    #: near the wall time, the bot was computing; far below it, it was waiting — for a
+    #: core on a busy machine, or on something else.  ``None`` where not measured.
+    max_decision_cpu_ms: float | None = None
+    #: Answers that took ``NEAR_LIMIT`` (80 %) of the decision limit or more, timeouts
+    #: included, and the first 20 of each life with their CPU.
+    slow_answers: int = 0
+    slow_answer_details: list[SlowAnswer] = []
     #: The longest first answer (it carries the bot's startup work).
     first_answer_ms: float = 0.0
     restarts: int = 0

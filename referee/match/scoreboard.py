@@ -5,9 +5,10 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
-from referee.core.records import BotFigures, GameRecord
+from referee.core.records import BotFigures, GameRecord, SlowAnswer
 from referee.core.verdict import Forfeit
 from referee.seats import SeatUsage
+from referee.seats._abc import SLOW_KEPT
 
 #: How many forfeits per player are kept with full details in the summary.
 FORFEIT_DETAILS_KEPT = 20
@@ -33,6 +34,10 @@ class PlayerStats:
     timed_decisions: int = 0
     latency_ns_total: int = 0
     latency_ns_max: int = 0
+    #: The CPU of the slowest answer (-1: not measured), and the answers near the limit.
+    slowest_cpu_ns: int = -1
+    slow_answers: int = 0
+    slow_details: list[tuple[int, int, bool]] = field(default_factory=list)
     first_answer_ns_max: int = 0
     restarts: int = 0
     sandbox: str = ""
@@ -52,7 +57,12 @@ class PlayerStats:
         self.timed_decisions += max(used.decisions - 1, 0)
         self.first_answer_ns_max = max(self.first_answer_ns_max, used.first_answer_ns)
         self.latency_ns_total += used.latency_ns_total
-        self.latency_ns_max = max(self.latency_ns_max, used.latency_ns_max)
+        if used.latency_ns_max > self.latency_ns_max:
+            self.latency_ns_max = used.latency_ns_max
+            self.slowest_cpu_ns = used.slowest_cpu_ns
+        if used.slow_answers:
+            self.slow_answers += used.slow_answers
+            self.slow_details += used.slow_details[: SLOW_KEPT - len(self.slow_details)]
         if used.note_count:
             add_notes(self.notes, self.note_examples, used.notes, used.note_examples)
 
@@ -67,6 +77,8 @@ class PlayerStats:
         live = copy.copy(self)
         if used.note_count:  # folded into copies, not into these totals
             live.notes, live.note_examples = dict(self.notes), dict(self.note_examples)
+        if used.slow_answers:
+            live.slow_details = list(self.slow_details)
         live.fold(used)
         return live
 
@@ -89,6 +101,12 @@ class PlayerStats:
             if self.timed_decisions
             else 0.0,
             max_decision_us=self.latency_ns_max / 1e3,
+            max_decision_cpu_ms=self.slowest_cpu_ns / 1e6 if self.slowest_cpu_ns >= 0 else None,
+            slow_answers=self.slow_answers,
+            slow_answer_details=[
+                SlowAnswer(wall / 1e6, cpu / 1e6 if cpu >= 0 else None, timed_out)
+                for wall, cpu, timed_out in self.slow_details
+            ],
             first_answer_ms=self.first_answer_ns_max / 1e6,
             restarts=self.restarts,
             sandbox=self.sandbox,

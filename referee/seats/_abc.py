@@ -53,6 +53,18 @@ class SeatUsage(msgspec.Struct, frozen=True):
     note_count: int = 0
     notes: dict[str, int] = {}
     note_examples: dict[str, str] = {}
+    #: The CPU the bot's process tree used during its slowest answer (the one of
+    #: ``latency_ns_max``), in ns; -1 where the seat cannot tell.
+    slowest_cpu_ns: int = -1
+    #: Answers that took :data:`~referee.core.limits.NEAR_LIMIT` of the decision limit or
+    #: more, timeouts included; the first :data:`SLOW_KEPT` as (wall ns, CPU ns or -1,
+    #: timed out).
+    slow_answers: int = 0
+    slow_details: list[tuple[int, int, bool]] = []
+
+
+#: Slow answers a seat keeps in full per life.
+SLOW_KEPT = 20
 
 
 def notes_usage(reader: NoteReader) -> dict[str, Any]:

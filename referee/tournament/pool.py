@@ -36,6 +36,7 @@ from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
 from referee.core.verdict import BotFault, Verdict
 from referee.seats import Seat, SeatFactory, SeatUsage
+from referee.seats._abc import SLOW_KEPT
 
 
 class _Charge:
@@ -54,6 +55,9 @@ class _Charge:
         "note_examples",
         "notes",
         "peak",
+        "slow_answers",
+        "slow_details",
+        "slowest_cpu_ns",
     )
 
     def __init__(self) -> None:
@@ -65,6 +69,9 @@ class _Charge:
         self.first_answer_ns = 0
         self.answered = False
         self.note_count = 0
+        self.slowest_cpu_ns = -1
+        self.slow_answers = 0
+        self.slow_details: list[tuple[int, int, bool]] = []
         self.notes: dict[str, int] = {}
         self.note_examples: dict[str, str] = {}
 
@@ -74,7 +81,14 @@ class _Charge:
         self.peak = max(self.peak, now.peak_rss_bytes)
         self.decisions += now.decisions - mark.decisions
         self.latency_ns_total += now.latency_ns_total - mark.latency_ns_total
-        self.latency_ns_max = max(self.latency_ns_max, now.latency_ns_max)
+        if now.latency_ns_max > max(self.latency_ns_max, mark.latency_ns_max):
+            # A new slowest answer of the process, so of this stretch too.
+            self.latency_ns_max = now.latency_ns_max
+            self.slowest_cpu_ns = now.slowest_cpu_ns
+        if now.slow_answers != mark.slow_answers:
+            self.slow_answers += now.slow_answers - mark.slow_answers
+            fresh = now.slow_details[len(mark.slow_details) :]
+            self.slow_details += fresh[: SLOW_KEPT - len(self.slow_details)]
         if mark.decisions == 0:  # the process's first answer fell in this stretch
             self.first_answer_ns = max(self.first_answer_ns, now.first_answer_ns)
         self.answered = self.answered or now.answered
@@ -96,6 +110,9 @@ class _Charge:
             latency_ns_max=self.latency_ns_max,
             first_answer_ns=self.first_answer_ns,
             answered=self.answered,
+            slowest_cpu_ns=self.slowest_cpu_ns,
+            slow_answers=self.slow_answers,
+            slow_details=list(self.slow_details),
             note_count=self.note_count,
             notes=dict(self.notes),
             note_examples=dict(self.note_examples),

@@ -30,7 +30,8 @@ import msgspec
 import trio
 
 from referee.core.botspec import BotSpec
-from referee.core.records import MatchRecord
+from referee.core.limits import NEAR_LIMIT
+from referee.core.records import BotFigures, MatchRecord
 from referee.games import Game, Lifetime
 from referee.match.spec import MatchConfig, MatchSpec
 from referee.sinks._abc import MatchInfo
@@ -44,10 +45,6 @@ from referee.tournament.plan import DONE, MAIN, Plan, Planned, match_seed, outco
 from referee.tournament.sink import StoreSink
 from referee.tournament.store import Store
 from referee.tournament.workers import MatchExecutor, SessionExecutor, usable_cores
-
-#: A decision that took this share of its limit (or a timeout) marks its match as close to
-#: the limit: on a slower or busier machine it might have timed out (``--rerun-close``).
-NEAR_LIMIT = 0.8
 
 #: How often the live standings are recomputed from the store.
 STANDINGS_EVERY_S = 2.0
@@ -323,19 +320,19 @@ class Runner:
             self._failure = TournamentError(f"match {key} could not be completed: {message.error}")
 
     def _flag_near_limit(self, key: str, record: MatchRecord) -> None:
-        """A ``near-limit`` event per bot of the match whose slowest answer came within
-        :data:`NEAR_LIMIT` of the decision limit, or that timed out: the one result that
-        depends on the machine (docs/cluster.md)."""
+        """A ``near-limit`` event per bot of the match that answered within
+        :data:`NEAR_LIMIT` of the decision limit or timed out: the one result that
+        depends on the machine (docs/cluster.md).  The detail gives the slowest such
+        answers with the CPU the bot used in them: CPU near the wall time, the bot was
+        computing; far below it, it was waiting (a busy machine, say)."""
         limit_us = self.game.limits.merged(self.config.limits).decision_s * 1e6
         for bot in record.players:
             timeouts = bot.forfeits.get("timeout", 0)
-            if timeouts or bot.max_decision_us >= NEAR_LIMIT * limit_us:
-                detail = (
-                    f"{timeouts} timeouts"
-                    if timeouts
-                    else f"slowest answer {bot.max_decision_us / 1e3:.0f} ms"
-                ) + f" (limit {limit_us / 1e3:.0f} ms)"
-                self.store.add_event("near-limit", detail, bot=bot.name, match_key=key)
+            close = bot.slow_answers or timeouts or bot.max_decision_us >= NEAR_LIMIT * limit_us
+            if close:
+                self.store.add_event(
+                    "near-limit", near_limit_detail(bot, limit_us), bot=bot.name, match_key=key
+                )
 
     def _open_closed(self, key: str) -> StoreSink:
         """A match closed without a game (it could not start): open it now to record it."""
@@ -355,6 +352,31 @@ class Runner:
 def _no_standing() -> MatchRecord:
     """The standing a StoreSink is handed: it never asks (the parent has no Match)."""
     raise AssertionError("StoreSink does not read the standing")
+
+
+def near_limit_detail(bot: BotFigures, limit_us: float) -> str:
+    """``2 timeouts, 3 answers ≥ 80% of the limit; slowest: 998 ms wall / 12 ms CPU
+    (timeout), … (limit 1000 ms)``."""
+    timeouts = bot.forfeits.get("timeout", 0)
+    parts = []
+    if timeouts:
+        parts.append(f"{timeouts} timeout{'s' * (timeouts != 1)}")
+    if bot.slow_answers:
+        parts.append(f"{bot.slow_answers} answers ≥ {NEAR_LIMIT:.0%} of the limit (timeouts included)")
+    elif not timeouts:
+        parts.append(f"slowest answer {bot.max_decision_us / 1e3:.0f} ms")
+    worst = sorted(bot.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
+    if worst:
+        parts.append(
+            "slowest: "
+            + ", ".join(
+                f"{a.wall_ms:.0f} ms wall / "
+                + ("? CPU" if a.cpu_ms is None else f"{a.cpu_ms:.0f} ms CPU")
+                + (" (timeout)" if a.timeout else "")
+                for a in worst
+            )
+        )
+    return "; ".join(parts) + f" (limit {limit_us / 1e3:.0f} ms)"
 
 
 def _result_line(record: MatchRecord) -> str:

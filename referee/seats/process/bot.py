@@ -41,9 +41,10 @@ import trio
 from protocol.lines import show
 from protocol.notes import NoteReader
 from referee.core.botspec import BotSpec
-from referee.core.limits import Limits
+from referee.core.limits import NEAR_LIMIT, Limits
 from referee.core.verdict import BotFault, Verdict
 from referee.seats import Seat, SeatUsage, notes_usage
+from referee.seats._abc import SLOW_KEPT
 from referee.seats.process import sandbox
 from referee.seats.process.monitor import Monitor, shared_monitor
 from referee.seats.process.sandbox import spawn
@@ -223,6 +224,14 @@ class BotProcess(Seat):
         self._told = 0  # information-line answers read at once (they yield like requests)
         self._stderr = StderrCapture(limits.stderr_bytes)
         self._notes = NoteReader()
+        # Each slow answer's CPU (docs/limits-and-verdicts.md, "CPU per decision"): the
+        # tree's CPU when a reply was not back within the short wait, and its start.
+        self._wait_cpu: float | None = None
+        self._wait_start = 0
+        self._near_ns = int(NEAR_LIMIT * limits.decision_s * 1e9)
+        self._slowest_cpu_ns = -1
+        self._slow_answers = 0
+        self._slow: list[tuple[int, int, bool]] = []
         self._stderr_scope = trio.CancelScope()
         self._closed = False
 
@@ -405,15 +414,22 @@ class BotProcess(Seat):
                 written = result
             if written != len(line):
                 await self._write_rest(line[written:], self._deadline(start))
+            self._start_cpu_watch(start)
             reply = await self._read_line(self._deadline(start))
         else:
             start = _now_ns()
+            self._wait_cpu = None
             reply = await self._request_in_python(line, start)
         elapsed = _now_ns() - start
         if counters[_ANSWERED]:
             counters[_LATENCY_SUM] += elapsed
             if elapsed > counters[_LATENCY_MAX]:
                 counters[_LATENCY_MAX] = elapsed
+                self._slowest_cpu_ns = cpu_ns = self._cpu_since_wait()
+                if elapsed >= self._near_ns:
+                    self._keep_slow(elapsed, cpu_ns, False)
+            elif elapsed >= self._near_ns:
+                self._keep_slow(elapsed, self._cpu_since_wait(), False)
         else:
             counters[_FIRST_ANSWER] = elapsed  # includes the bot's startup work: kept apart
         counters[_ANSWERED] += 1
@@ -448,6 +464,7 @@ class BotProcess(Seat):
                 self._clean = False
             elif chunk is not None:
                 raise await self._gone("closed its output")
+        self._start_cpu_watch(start)
         return await self._read_line(self._deadline(start))
 
     def _read_soon(self, start: int) -> bytes | None:
@@ -701,7 +718,52 @@ class BotProcess(Seat):
                     self._late = False
         return buf
 
+    # ------------------------------------------------------------------ CPU per decision
+
+    def _start_cpu_watch(self, start: int) -> None:
+        """The reply was not back within the short wait: read the tree's CPU now, so that
+        a slow answer (or a timeout) can say how much of its wall time was the bot's
+        computing.  Only slow requests pay for it (~10-100 µs, against ≥ 1 ms)."""
+        self._wait_start = start
+        self._wait_cpu = self._cpu_reading()
+
+    def _cpu_since_wait(self) -> int:
+        """CPU ns the tree used since :meth:`_start_cpu_watch`, or -1 if not watched."""
+        if self._wait_cpu is None:
+            return -1
+        now = self._cpu_reading()
+        return -1 if now is None else max(0, int((now - self._wait_cpu) * 1e9))
+
+    def _cpu_reading(self) -> float | None:
+        """The bot's CPU seconds now: the cgroup's counter where it has one (µs), else the
+        sum over its live processes (clock ticks: 10 ms); ``None`` if unreadable."""
+        cgroup = self._cgroup
+        if cgroup is not None:
+            with contextlib.suppress(OSError, ValueError):
+                return cgroup.cpu_seconds()
+        if self._ps is None:
+            return None
+        total = 0.0
+        for proc in self._tree():
+            try:
+                t = proc.cpu_times()
+            except psutil.Error:
+                continue
+            total += t.user + t.system + t.children_user + t.children_system
+        return total
+
+    def _keep_slow(self, wall_ns: int, cpu_ns: int, timed_out: bool) -> None:
+        self._slow_answers += 1
+        if len(self._slow) < SLOW_KEPT:
+            self._slow.append((wall_ns, cpu_ns, timed_out))
+
     def _timed_out(self, what: str) -> BotFault:
+        if self._has_answered:
+            cpu_ns = self._cpu_since_wait()
+            self._keep_slow(_now_ns() - self._wait_start, cpu_ns, True)
+            if cpu_ns >= 0:
+                # Whether the bot was computing or starved (a busy machine) or blocked.
+                what += f", having used {cpu_ns / 1e9:.3g} s of CPU meanwhile"
         if not self._has_answered:
             detail = (
                 f"{what}: no first answer within the startup allowance of {self.limits.startup_s:g} s "
@@ -764,6 +826,9 @@ class BotProcess(Seat):
             latency_ns_max=counters[_LATENCY_MAX],
             first_answer_ns=counters[_FIRST_ANSWER],
             answered=self._has_answered,
+            slowest_cpu_ns=self._slowest_cpu_ns,
+            slow_answers=self._slow_answers,
+            slow_details=list(self._slow),
             **notes_usage(self._notes),
         )
 

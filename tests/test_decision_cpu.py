@@ -1,0 +1,84 @@
+"""CPU per decision (issue 16: "Timeouts are the one machine-dependent outcome: record each
+decision's CPU and wall time, flag matches with decisions near the limit").
+
+An answer that takes 80 % of the decision limit or more, and every timeout, is kept with
+the CPU the bot's process tree used meanwhile: near the wall time, the bot was computing;
+far below it, it was waiting (for a core on a busy machine, or on anything else).  The
+figure comes from the bot's cgroup where it has one (root here), else from its processes'
+clock ticks; CI runs this file as an ordinary user too.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+#: Bidding Wars, bidding the prize; the 3rd bid of its first game computes for 0.85 s of
+#: CPU, of its second game sleeps 0.85 s, of its third computes for 3 s (past the 1 s
+#: limit: a timeout).  Each takes ≥ 80 % of the limit, so each is kept whether or not a
+#: loaded machine turns it into a timeout, and a timeout costs only its own game.
+BOT = textwrap.dedent(
+    """\
+    import sys, time
+    sys.path.insert(0, {root!r})
+    from protocol import bidding_wars as wire
+
+    def compute(seconds):
+        end = time.process_time() + seconds
+        while time.process_time() < end:
+            pass
+
+    games = bids = 0
+    for line in sys.stdin.buffer:
+        if line.startswith(b"end"):
+            games += 1
+            bids = 0
+        if not line.startswith(b"bid "):
+            continue
+        bids += 1
+        if bids == 3:
+            (lambda: compute(0.85), lambda: time.sleep(0.85), lambda: compute(3.0))[games % 3]()
+        sys.stdout.buffer.write(wire.encode_bid(wire.parse_request(line).prize))
+        sys.stdout.flush()
+    """
+)
+
+
+def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) -> None:
+    bot = tmp_path / "slow.py"
+    bot.write_text(BOT.format(root=str(ROOT)))
+    summary = tmp_path / "summary.json"
+    command = [
+        sys.executable,
+        "-m",
+        "referee",
+        "match",
+        f"{sys.executable} {bot}",
+        f"{sys.executable} {ROOT / 'sample_players/bidding_wars/bid_prize.py'}",
+        *["--game", "bidding-wars", "--games", "3", "--cards", "8", "--seed", "2"],
+        *["--decision-timeout", "1", "--quiet", "--json", str(summary)],
+    ]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    (me,) = [p for p in json.loads(summary.read_text())["players"] if p["name"] == "slow"]
+    details = me["slow_answer_details"]
+    assert me["slow_answers"] == len(details) == 3, me
+    # Every one took ≥ 80 % of the 1 s limit, and never used more CPU than wall time
+    # (allowing for the cgroup's and the clock ticks' rounding).
+    for answer in details:
+        assert answer["wall_ms"] >= 800 and answer["cpu_ms"] <= answer["wall_ms"] + 20, answer
+    computed, slept, timed_out = details
+    # The first computed: most of its time was CPU (all of it, on an idle machine).
+    assert computed["cpu_ms"] >= 300, computed
+    # The second slept: nearly no CPU for as long a wait.
+    assert slept["cpu_ms"] <= 100, slept
+    # The third timed out while computing: how long it was waited for, and its CPU.
+    assert timed_out["timeout"] and timed_out["wall_ms"] >= 1000 and timed_out["cpu_ms"] >= 300, timed_out
+    assert me["forfeits"]["timeout"] >= 1
+    assert all("s of CPU meanwhile (limit 1 s)" in f["detail"] for f in me["forfeit_details"]), me
+    assert me["max_decision_cpu_ms"] is not None
