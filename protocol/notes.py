@@ -37,10 +37,12 @@ TEXT_MAX = 200
 #: Distinct names counted per reader; notes of further names count under OTHER.
 NAMES_MAX = 64
 OTHER = "other"
-#: Notes parsed one by one per reader; past it they are only counted, under CAPPED (a
-#: flood of notes costs the referee no more than any other stderr output).
+#: Lines that begin with the prefix parsed one by one per reader, well-formed or not;
+#: past it every such line is only counted, in C, under CAPPED (malformed ones too), so
+#: a flood of notes costs the referee about what any other stderr output costs.
 PARSED_MAX = 100_000
 CAPPED = "uncounted-names"
+_LINE_PREFIX = b"\n" + PREFIX
 
 
 def note(name: str, text: str = "", file=None) -> None:
@@ -58,12 +60,14 @@ class NoteReader:
     names, one partial line of at most ``LINE_MAX`` bytes) and so is the work per note.
     """
 
-    __slots__ = ("_at_start", "_carry", "_long", "counts", "examples", "total")
+    __slots__ = ("_at_start", "_carry", "_long", "counts", "examples", "lines", "total")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
         self.examples: dict[str, str] = {}
         self.total = 0
+        #: Lines that began with the prefix, well-formed or not (what PARSED_MAX bounds).
+        self.lines = 0
         self._carry = b""  # a line begun in an earlier chunk that may be a note
         self._long = False  # _carry is a note's first LINE_MAX bytes; skip to its line's end
         self._at_start = True  # the next byte begins a line
@@ -74,7 +78,7 @@ class NoteReader:
             newline = data.find(b"\n")
             if newline < 0:
                 return
-            self._take(self._carry[len(PREFIX) :])
+            self._line(self._carry[len(PREFIX) :])
             self._carry, self._long = b"", False
             start = newline + 1
         elif self._carry:
@@ -85,7 +89,7 @@ class NoteReader:
             if start == 0:
                 return
         end = data.rfind(b"\n") + 1  # lines in data[start:end] are whole
-        if end > start and data.find(PREFIX, start, end) >= 0:
+        if end > start:
             self._scan(data, start, end)
         tail = data[max(start, end) :]
         self._at_start = not tail
@@ -98,27 +102,34 @@ class NoteReader:
     def finish(self) -> None:
         """The stream ended: a last note without its newline counts too."""
         if self._carry.startswith(PREFIX):
-            self._take(self._carry[len(PREFIX) :])
+            self._line(self._carry[len(PREFIX) :])
         self._carry, self._long = b"", False
         self._at_start = True
 
     def _scan(self, data: bytes, start: int, end: int) -> None:
-        at = data.find(PREFIX, start, end)
+        """The notes among the whole lines ``data[start:end]`` (``start`` begins a line).
+        Only line starts are looked at, each found by a search in C."""
+        if data.startswith(PREFIX, start):
+            at = start
+        else:
+            found = data.find(_LINE_PREFIX, start, end)
+            at = -1 if found < 0 else found + 1
         while at >= 0:
-            if at == start or data[at - 1] == 0x0A:  # at a line's start
-                stop = data.find(b"\n", at, end)
-                if self.total >= PARSED_MAX:
-                    # Counted in C from here on: a flood costs what reading it costs.
-                    found = data.count(b"\n" + PREFIX, at - 1 if at > start else at, end) + (at == start)
-                    self._add(CAPPED, found, "")
-                    return
-                self._take(data[at + len(PREFIX) : min(stop, at + LINE_MAX)])
-                at = stop + 1
-            else:
-                at += 1
-            at = data.find(PREFIX, at, end)
+            if self.lines >= PARSED_MAX:
+                # Counted in C from here on: a flood costs what reading it costs.
+                self._add(CAPPED, 1 + data.count(_LINE_PREFIX, at, end), "")
+                return
+            stop = data.find(b"\n", at, end)  # found: data[end - 1] is a newline
+            self._line(data[at + len(PREFIX) : min(stop, at + LINE_MAX)])
+            found = data.find(_LINE_PREFIX, stop, end)
+            at = -1 if found < 0 else found + 1
 
-    def _take(self, body: bytes) -> None:
+    def _line(self, body: bytes) -> None:
+        """One line that began with the prefix (``body`` is what followed it)."""
+        if self.lines >= PARSED_MAX:
+            self._add(CAPPED, 1, "")
+            return
+        self.lines += 1
         body = body.rstrip(b"\r\n")
         name, _, text = body.partition(b" ")
         if not NAME.fullmatch(name):
@@ -126,8 +137,6 @@ class NoteReader:
         self._add(name.decode("ascii"), 1, text.strip().decode("utf-8", "replace")[:TEXT_MAX])
 
     def _add(self, name: str, count: int, text: str) -> None:
-        if count <= 0:
-            return
         counts = self.counts
         if name not in counts and len(counts) >= NAMES_MAX:
             name = OTHER

@@ -113,26 +113,37 @@ def parse_fault(rest: bytes) -> tuple[str, str]:
     return verdict.decode("ascii", "replace"), detail.decode("utf-8", "replace")
 
 
-#: The most a ``stopped`` line's notes take (the line stays within any game's limit).
+#: The most a ``stopped`` line's notes take, at most (``stopped(room=…)`` may ask less).
 NOTES_MAX = 2048
+#: A note's count, at most, as the server takes it.
+NOTE_COUNT_MAX = 1 << 40
 
 
 def stopped(
-    cpu_s: float, peak_rss: int, notes: dict[str, int] | None = None, examples: dict[str, str] | None = None
+    cpu_s: float,
+    peak_rss: int,
+    notes: dict[str, int] | None = None,
+    examples: dict[str, str] | None = None,
+    room: int = NOTES_MAX,
 ) -> bytes:
+    """The ``stopped`` line; its notes take at most ``room`` bytes (the server's line
+    limit less the rest of the line: the client knows it from ``welcome``)."""
     line = b"stopped %.3f %d" % (cpu_s, peak_rss)
     if notes:
+        room = min(room, NOTES_MAX)
         # Examples go first when room runs out, then names: counts matter more than text.
-        for value in ({"n": notes, "e": examples or {}}, {"n": notes}, {"n": dict(list(notes.items())[:32])}):
+        for value in ({"n": notes, "e": examples or {}}, {"n": notes}, {"n": dict(list(notes.items())[:16])}):
             encoded = json.dumps(value, separators=(",", ":"), ensure_ascii=True).encode()
-            if len(encoded) <= NOTES_MAX:
+            if len(encoded) <= room:
                 line += b" " + encoded
                 break
     return line + b"\n"
 
 
 def parse_stopped(rest: bytes) -> tuple[float, int, dict[str, int], dict[str, str]]:
-    """CPU seconds, peak RSS, and the bot's notes by name with their first texts."""
+    """CPU seconds, peak RSS, and the bot's notes by name with their first texts.
+    Anything malformed is a :class:`RelayError` (the client's word, checked as a bot's
+    own notes are: protocol.notes)."""
     try:
         cpu, rss, *more = rest.split(None, 2)
         usage = max(0.0, float(cpu)), max(0, int(rss))
@@ -143,15 +154,22 @@ def parse_stopped(rest: bytes) -> tuple[float, int, dict[str, int], dict[str, st
     if more:
         try:
             value = json.loads(more[0][:NOTES_MAX])
-        except ValueError:
+        except (ValueError, RecursionError):
             raise RelayError("stopped: NOTES is not JSON") from None
-        if not isinstance(value, dict):
-            raise RelayError("stopped: NOTES is not an object")
-        # The client's word, checked as a bot's own notes are (protocol.notes).
-        for name, count in (value.get("n") or {}).items():
-            if NOTE_NAME.fullmatch(str(name)) and isinstance(count, int) and count > 0 and len(notes) < 64:
+        counts = value.get("n", {}) if isinstance(value, dict) else None
+        texts = value.get("e", {}) if isinstance(value, dict) else None
+        if not isinstance(counts, dict) or not isinstance(texts, dict):
+            raise RelayError('stopped: NOTES is not {"n": {...}, "e": {...}}')
+        for name, count in counts.items():
+            # type() is int: a JSON true is an int to isinstance, and no count.
+            if (
+                NOTE_NAME.fullmatch(name)
+                and type(count) is int
+                and 0 < count <= NOTE_COUNT_MAX
+                and len(notes) < 64
+            ):
                 notes[name] = count
-        for name, text in (value.get("e") or {}).items():
+        for name, text in texts.items():
             if name in notes and isinstance(text, str):
                 examples[name] = "".join(c if c.isprintable() else "?" for c in text[:200])
     return *usage, notes, examples

@@ -82,3 +82,80 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
     assert me["forfeits"]["timeout"] >= 1
     assert all("s of CPU meanwhile (limit 1 s)" in f["detail"] for f in me["forfeit_details"]), me
     assert me["max_decision_cpu_ms"] is not None
+
+
+#: Dice poker (its bots live for the whole tournament): the second request of the first
+#: opponent it meets takes 0.85 s (asleep; a process's first answer carries its start-up
+#: and is counted apart); nothing else is slow.
+POOLED = textwrap.dedent(
+    """\
+    import sys, time
+    sys.path.insert(0, {root!r})
+    from protocol import dice_poker as wire
+
+    first_op = None
+    asked = 0
+    for line in sys.stdin.buffer:
+        message = wire.parse_message(line)
+        op = line.split()[0]
+        if first_op is None:
+            first_op = op
+        if message.is_request and op == first_op:
+            asked += 1
+            if asked == 2:
+                time.sleep(0.85)
+        sys.stdout.buffer.write(wire.encode_reply(wire.RAISE if message.is_request else 0))
+        sys.stdout.flush()
+    """
+)
+
+
+def test_a_tournament_long_process_reports_each_matchs_own_slowest_answer(tmp_path: Path) -> None:
+    """One process lent to two matches: the slow answer belongs to the first match only
+    (each match's maximum and slow answers are its own, not the process's so far)."""
+    from referee.tournament.store import Store
+
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / "pooled.py").write_text(POOLED.format(root=str(ROOT)))
+    players = ROOT / "sample_players/dice_poker"
+    out = tmp_path / "cup"
+    command = [
+        sys.executable,
+        "-m",
+        "referee",
+        "tournament",
+        f"{sys.executable} {bots / 'pooled.py'}",
+        f"{sys.executable} {players / 'always_call.py'}",
+        f"{sys.executable} {players / 'always_fold.py'}",
+        *[
+            "--game",
+            "dice-poker",
+            "--format",
+            "round-robin",
+            "--games",
+            "30",
+            "--seed",
+            "3",
+            "--concurrency",
+            "1",
+            "--quiet",
+        ],
+        *["--out", str(out)],
+    ]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr
+    with Store.read(out) as store:
+        mine = [
+            r.player("pooled")
+            for r in store.match_records().values()
+            if "pooled" in [p.name for p in r.players]
+        ]
+        flagged = [detail for _, _, bot, _, detail in store.events("near-limit") if bot == "pooled"]
+    slow = [f for f in mine if f.slow_answers]
+    assert len(mine) == 2 and len(slow) == 1, mine
+    (other,) = [f for f in mine if not f.slow_answers]
+    assert slow[0].max_decision_us >= 800_000 and len(slow[0].slow_answer_details) == 1
+    assert slow[0].slow_answer_details[0].cpu_ms is not None and slow[0].slow_answer_details[0].cpu_ms < 100
+    assert other.max_decision_us < 800_000 and other.slow_answer_details == []
+    assert len(flagged) == 1 and "ms wall /" in flagged[0], flagged

@@ -83,7 +83,7 @@ class SlowAnswer(msgspec.Struct, frozen=True, omit_defaults=True):
     bot's process tree used meanwhile (docs/limits-and-verdicts.md, "CPU per decision")."""
 
     wall_ms: float
-    #: ``None`` where the seat cannot tell (a remote bot, an in-process one).
+    #: ``None`` where it could not be read (a timeout writing the request, before any wait).
     cpu_ms: float | None = None
     #: It was a timeout (no answer within the limit): ``wall_ms`` is how long it was waited for.
     timeout: bool = False
@@ -115,7 +115,7 @@ class BotFigures(msgspec.Struct, omit_defaults=False):
     #: core on a busy machine, or on something else.  ``None`` where not measured.
     max_decision_cpu_ms: float | None = None
     #: Answers that took ``NEAR_LIMIT`` (80 %) of the decision limit or more, timeouts
-    #: included, and the first 20 of each life with their CPU.
+    #: included, and the first 20 with their CPU (process seats only: docs/limits-and-verdicts.md).
     slow_answers: int = 0
     slow_answer_details: list[SlowAnswer] = []
     #: The longest first answer (it carries the bot's startup work).

@@ -122,6 +122,13 @@ class Seat(abc.ABC):
     @abc.abstractmethod
     def usage(self) -> SeatUsage: ...
 
+    def new_stretch(self) -> None:
+        """From now on ``usage()``'s slowest answer (``latency_ns_max``, its CPU) and slow
+        answers' details count afresh; the counts and sums go on.  A tournament's pool
+        calls it each time it lends one process to another match, so each match reports
+        its own slowest answer."""
+        return  # a seat that keeps no maxima has nothing to start afresh
+
 
 class SeatFactory(Protocol):
     """Makes the seat of a bot for one life; ``cpu_budget_s`` is what is left of the

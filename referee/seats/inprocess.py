@@ -150,6 +150,9 @@ class InProcessSeat(Seat):
     async def close(self) -> None:
         self._started = False
 
+    def new_stretch(self) -> None:
+        self._latency_max = 0
+
     def usage(self) -> SeatUsage:
         return SeatUsage(
             answered=bool(self._decisions),

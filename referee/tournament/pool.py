@@ -81,14 +81,14 @@ class _Charge:
         self.peak = max(self.peak, now.peak_rss_bytes)
         self.decisions += now.decisions - mark.decisions
         self.latency_ns_total += now.latency_ns_total - mark.latency_ns_total
-        if now.latency_ns_max > max(self.latency_ns_max, mark.latency_ns_max):
-            # A new slowest answer of the process, so of this stretch too.
+        # The seat's slowest answer and slow answers' details are this stretch's alone:
+        # every switch starts them afresh (Seat.new_stretch).
+        if now.latency_ns_max > self.latency_ns_max:
             self.latency_ns_max = now.latency_ns_max
             self.slowest_cpu_ns = now.slowest_cpu_ns
         if now.slow_answers != mark.slow_answers:
             self.slow_answers += now.slow_answers - mark.slow_answers
-            fresh = now.slow_details[len(mark.slow_details) :]
-            self.slow_details += fresh[: SLOW_KEPT - len(self.slow_details)]
+            self.slow_details += now.slow_details[: SLOW_KEPT - len(self.slow_details)]
         if mark.decisions == 0:  # the process's first answer fell in this stretch
             self.first_answer_ns = max(self.first_answer_ns, now.first_answer_ns)
         self.answered = self.answered or now.answered
@@ -148,6 +148,7 @@ class _Bot:
             if self.holder is not None:
                 self.holder.charged.add(now, self.mark)
             self.mark = now
+            seat.new_stretch()
         self.holder = holder
 
 
@@ -226,6 +227,7 @@ class BotPool:
             raise
         bot.seat = seat
         bot.mark = seat.usage()
+        seat.new_stretch()
         bot.holder = None
         return seat
 
