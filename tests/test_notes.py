@@ -358,3 +358,21 @@ def test_a_bot_alive_for_the_whole_tournament_has_its_notes_charged_match_by_mat
         assert figures.decisions > 0 and figures.notes == {"asked": figures.decisions}, figures
     (entry,) = json.loads((out / "standings.json").read_text())["notes"]
     assert entry["notes"] == {"asked": sum(f.decisions for f in mine)} and entry["matches"] == 2
+
+
+def test_a_stopped_lines_notes_fit_the_servers_line_limit() -> None:
+    """The client gives ``room`` from the limits it was told; what does not fit is
+    dropped (examples first), never sent over the server's limit."""
+    notes_ = {f"name{i}": i + 1 for i in range(30)}
+    examples = dict.fromkeys(notes_, "x" * 150)
+    for room in (60, 200, 600, 5000):
+        line = relay.stopped(1.0, 2, notes_, examples, room)
+        extra = line.split(b" ", 3)[3:] if line.count(b" ") >= 3 else []
+        assert not extra or len(extra[0].rstrip(b"\n")) <= room, (room, line)
+        cpu, rss, got, _ = relay.parse_stopped(relay.split(line)[1])
+        assert (cpu, rss) == (1.0, 2) and all(notes_[name] == count for name, count in got.items())
+    # A malformed NOTES is the client's error in one line, never an exception of another kind.
+    for bad in (b'{"n":[1]}', b'{"n":5}', b'{"e":[1]}', b"[" * 1500, b'{"n":{"a":1},"e":3}'):
+        with pytest.raises(relay.RelayError):
+            relay.parse_stopped(b"0.1 5 " + bad)
+    assert relay.parse_stopped(b'0.1 5 {"n":{"a":true,"b":2,"c":99999999999999999999}}')[2] == {"b": 2}

@@ -182,8 +182,10 @@ class Relay:
                         if bot is not None:
                             await bot.close()
                             used = bot.usage()
+                            # Within the server's line limit, less the line's own words.
+                            room = bot.limits.max_line_bytes + relay.OVERHEAD - 48
                             stopped = relay.stopped(
-                                used.cpu_s, used.peak_rss_bytes, used.notes, used.note_examples
+                                used.cpu_s, used.peak_rss_bytes, used.notes, used.note_examples, room
                             )
                             bot = None
                         await self._send(stream, stopped)
