@@ -11,7 +11,9 @@ bench``'s), GAMES games each, three ways:
    overhead: submit, schedule, run, ship the result back, decode);
 3. on a LocalCluster of two workers, all tasks at once (the scaling on this machine).
 
-The overhead per match is (2 − 1) / MATCHES; the cluster's start is not counted.
+The clusters' workers are pinned to a core each, as ``--cluster`` pins them
+(``pin_workers``); the cores they got are printed.  The overhead per match is
+(2 − 1) / MATCHES; the cluster's start is not counted.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from distributed import Client, LocalCluster
 from referee.cli.bench import YAHTZEE_FAST_C, _compile
 from referee.core.botspec import BotSpec
 from referee.match.spec import MatchConfig, MatchSpec
-from referee.tournament.cluster import play_match_task
+from referee.tournament.cluster import pin_workers, play_match_task, worker_pinning
 from referee.tournament.store import content_hash
 
 
@@ -54,6 +56,8 @@ def main() -> None:
             LocalCluster(n_workers=1, threads_per_worker=1, dashboard_address=None) as cluster,
             Client(cluster) as c,
         ):
+            pin_workers(c)
+            cores_one = sorted(str(p.core) for p in c.run(worker_pinning).values())
             c.submit(play_match_task, "warm", spec, hashes, pure=False).result()
             times = []
             for i in range(matches):
@@ -66,6 +70,8 @@ def main() -> None:
             LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None) as cluster,
             Client(cluster) as c,
         ):
+            pin_workers(c)
+            cores_two = sorted(str(p.core) for p in c.run(worker_pinning).values())
             c.submit(play_match_task, "warm", spec, hashes, pure=False).result()
             t = time.perf_counter()
             futures = [c.submit(play_match_task, f"m{i}", spec, hashes, pure=False) for i in range(matches)]
@@ -77,9 +83,11 @@ def main() -> None:
     print(f"here, one at a time:                 {here * 1e3:8.1f} ms per match")
     print(
         f"1-worker LocalCluster, one at a time: {one * 1e3:8.1f} ms per match  (+{(one - here) * 1e3:.1f} ms)"
+        f"  core {', '.join(cores_one)}"
     )
     print(
         f"2-worker LocalCluster, all at once:   {two * 1e3:8.1f} ms per match  ({here / two:.2f}x one here)"
+        f"  cores {', '.join(cores_two)}"
     )
 
 

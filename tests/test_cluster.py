@@ -1,5 +1,6 @@
 """Tournaments on a Dask cluster (issue 16, docs/cluster.md): the same results as a local
-run, a worker killed mid-tournament costs nothing, a worker with other bot files is refused."""
+run, a worker killed mid-tournament costs nothing, a worker with other bot files is refused,
+each worker process of a machine holds a core of its own (its bots with it)."""
 
 from __future__ import annotations
 
@@ -16,14 +17,21 @@ import pytest
 
 pytest.importorskip("distributed")
 
+from conftest import BOT_PYTHON
+
 from referee.core.botspec import BotSpec, resolve
 from referee.match.spec import MatchConfig, MatchSpec
 from referee.tournament.cluster import (
+    LOCKS_ENV,
     BotMismatch,
     ClusterExecutor,
+    Pinning,
     WorkerHealth,
+    claim_core,
     outliers,
+    pin_workers,
     play_match_task,
+    worker_pinning,
 )
 from referee.tournament.store import Store, content_hash
 
@@ -47,10 +55,21 @@ MEASURED = {
 WHERE = {"workers"}
 
 
-def tournament(out: Path, *extra: str, games: int = 12, timeout: float = 120) -> subprocess.CompletedProcess:
+def tournament(
+    out: Path, *extra: str, games: int = 12, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess:
     argv = [sys.executable, "-m", "referee", "tournament", *BOTS, "--game", "yahtzee", "--format",
             "round-robin", "--games", str(games), "--seed", "9", "--out", str(out), "--quiet", *extra]  # fmt: skip
-    return subprocess.run(argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+    return subprocess.run(
+        argv, capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, env=env
+    )
+
+
+def own_locks(path: Path) -> dict[str, str]:
+    """The environment with a folder of core locks of the test's own, so that Dask workers
+    elsewhere on the machine (another test, an organiser's) do not hold its cores."""
+    path.mkdir(mode=0o700)
+    return {**os.environ, LOCKS_ENV: str(path)}
 
 
 def results(out: Path) -> object:
@@ -71,7 +90,7 @@ def test_a_local_cluster_gives_the_standings_of_a_local_run(tmp_path):
     the local --concurrency 2 run of the same seed (timing figures aside)."""
     local = tournament(tmp_path / "local", "--concurrency", "2")
     assert local.returncode == 0, local.stderr
-    cluster = tournament(tmp_path / "cluster", "--cluster", "local:2")
+    cluster = tournament(tmp_path / "cluster", "--cluster", "local:2", env=own_locks(tmp_path / "locks"))
     assert cluster.returncode == 0, cluster.stderr
     assert results(tmp_path / "cluster") == results(tmp_path / "local")
     assert (tmp_path / "cluster" / "crosstable.csv").read_text() == (
@@ -79,17 +98,24 @@ def test_a_local_cluster_gives_the_standings_of_a_local_run(tmp_path):
     ).read_text()
     workers = json.loads((tmp_path / "cluster" / "standings.json").read_text())["workers"]
     assert len(workers) <= 2 and sum(w["matches"] for w in workers) == 3, workers  # every match, once
+    # Each worker played on a core of its own (the machine has 2; LocalCluster's workers
+    # inherit this process's mask).
+    if len(os.sched_getaffinity(0)) >= 2:
+        cores = [w["core"] for w in workers]
+        assert None not in cores and len(set(cores)) == len(cores), workers
     assert json.loads((tmp_path / "local" / "standings.json").read_text())["workers"] is None
-    assert "## Cluster workers" in (tmp_path / "cluster" / "standings.md").read_text()
+    report = (tmp_path / "cluster" / "standings.md").read_text()
+    assert "## Cluster workers" in report and "| worker | core | matches |" in report
 
 
 def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp_path):
     """A scheduler and two workers started as an organiser would (`dask scheduler`,
     `dask worker --nthreads 1`); one worker process is killed by pid while matches run:
     its match is played again elsewhere, every match is stored once with all its games,
-    and the standings are those of a local run."""
+    and the standings are those of a local run.  Its core is freed by its death: the
+    worker its nanny starts in its place holds it."""
     scheduler_file = tmp_path / "scheduler.json"
-    env = {**os.environ, "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
+    env = {**own_locks(tmp_path / "locks"), "DASK_DISTRIBUTED__WORKER__DAEMON": "False"}
     dask = [sys.executable, "-m", "distributed.cli.dask_scheduler"]
     procs = [subprocess.Popen([*dask, "--scheduler-file", str(scheduler_file), "--port", "0",
                                "--dashboard-address", ":0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -121,11 +147,16 @@ def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp
             time.sleep(0.05)
         assert victim is not None, "no worker was seen playing"
         bots = victim.children(recursive=True)
+        victim_cores = victim.cpu_affinity()  # its main thread's: the core it holds
         os.kill(victim.pid, signal.SIGKILL)
         _, err = run.communicate(timeout=120)
         assert run.returncode == 0, err
         # Its bots died with it (killed when the thread that started them ended).
         assert not [b for b in bots if b.is_running() and b.status() != psutil.STATUS_ZOMBIE]
+        if len(os.sched_getaffinity(0)) >= 2:
+            assert len(victim_cores) == 1, victim_cores
+            workers = pinned_workers(address, 2, gone=victim.pid)
+            assert victim_cores[0] in {p.core for p in workers.values()}, workers
     finally:
         for proc in procs:
             os.killpg(proc.pid, signal.SIGKILL)
@@ -147,8 +178,8 @@ def test_a_worker_with_other_bot_files_refuses_the_match(tmp_path):
     import msgspec
 
     good = {b.name: content_hash(b) for b in spec.bots}
-    address, encoded = play_match_task("m", msgspec.msgpack.encode(spec), good)
-    assert address == "local" and encoded
+    address, pinning, encoded = play_match_task("m", msgspec.msgpack.encode(spec), good)
+    assert address == "local" and pinning.core is None and encoded  # not on a pinned worker
     bad = {**good, bot.name: "0" * 64}
     with pytest.raises(BotMismatch, match=f"bot {bot.name} .* differs"):
         play_match_task("m", msgspec.msgpack.encode(spec), bad)
@@ -213,9 +244,9 @@ def test_a_tournament_folder_inside_a_bots_folder_is_hashed_as_the_store_hashes_
     bots = [BotSpec(name=n, argv=[str(home / "competent")], home=str(home)) for n in ("a", "b")]
     spec = msgspec.msgpack.encode(MatchSpec(bots=bots, config=MatchConfig(game="yahtzee", games=1, seed=1)))
     recorded = {b.name: content_hash(b, skip=[out]) for b in bots}
-    assert play_match_task("m", spec, recorded, (str(out),))[1]
+    assert play_match_task("m", spec, recorded, (str(out),))[2]
     (out / "results.sqlite").write_text("more games")  # the store grows: still the same bot
-    assert play_match_task("m2", spec, recorded, (str(out),))[1]
+    assert play_match_task("m2", spec, recorded, (str(out),))[2]
 
 
 def test_shipped_bots_play_where_their_folders_do_not_exist(tmp_path):
@@ -237,7 +268,7 @@ def test_shipped_bots_play_where_their_folders_do_not_exist(tmp_path):
     shipped = {b.name: pack_bot(b) for b in bots}
     spec = msgspec.msgpack.encode(MatchSpec(bots=bots, config=MatchConfig(game="yahtzee", games=2, seed=1)))
     shutil.rmtree(home)  # this "worker" has no copy of the bots
-    _, encoded = play_match_task("m", spec, recorded, (), shipped)
+    _, _, encoded = play_match_task("m", spec, recorded, (), shipped)
     from referee.tournament import wire
 
     closed = [
@@ -328,3 +359,125 @@ async def test_a_different_build_is_refused_through_the_cluster(tmp_path):
             await executor.play([("m", spec)], lambda message: None)
     finally:
         await executor.close()
+
+
+# ---------------------------------------------------------------------- one core per worker process
+
+
+def pinned_workers(address: str, count: int, gone: int | None = None) -> dict[int, Pinning]:
+    """Each worker of the scheduler at ``address`` (by pid) with its core, once ``count``
+    have joined, none of them the process ``gone``; each must hold a core of its own."""
+    from distributed import Client
+
+    with Client(address, timeout=30) as client:
+        deadline = time.monotonic() + 60
+        while True:
+            pids = client.run(os.getpid, on_error="ignore")
+            if len(pids) == count and gone not in pids.values():
+                break
+            assert time.monotonic() < deadline, f"the workers never became {count} new ones: {pids}"
+            time.sleep(0.2)
+        pinning = client.run(worker_pinning)
+    workers = {pids[a]: pinning[a] for a in pids}
+    cores = [p.core for p in workers.values()]
+    assert None not in cores and len(set(cores)) == count, workers
+    return workers
+
+
+@pytest.fixture(scope="module")
+def two_workers(tmp_path_factory):
+    """A LocalCluster of two one-thread worker processes, pinned as ``--cluster`` pins them,
+    with a folder of core locks of its own in which exactly two cores are free (this
+    process holds any beyond the first two it may use): (client, cluster, the two cores)."""
+    from distributed import Client, LocalCluster
+
+    usable = sorted(os.sched_getaffinity(0))
+    if len(usable) < 2:
+        pytest.skip("needs two cores")
+    locks = tmp_path_factory.mktemp("locks")
+    held = [claim_core([core], locks) for core in usable[2:]]
+    cluster = LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, env={LOCKS_ENV: str(locks)}
+    )
+    client = Client(cluster)
+    try:
+        pin_workers(client)
+        yield client, cluster, usable[:2]
+    finally:
+        client.close()
+        cluster.close()
+        for claimed in held:
+            assert claimed is not None
+            os.close(claimed[1])
+
+
+def affinity_bots(home: Path) -> list[BotSpec]:
+    """Two Yahtzee bots that first write the cores they may run on to their stderr."""
+    import shutil
+
+    home.mkdir()
+    shutil.copy(YAHTZEE / "bin" / "competent", home / "competent")
+    (home / "report.py").write_text(
+        "import os, sys\n"
+        "sys.stderr.write(f'affinity {sorted(os.sched_getaffinity(0))}\\n')\n"
+        "sys.stderr.flush()\n"
+        f"os.execv({str(home / 'competent')!r}, [{str(home / 'competent')!r}])\n"
+    )
+    home.chmod(0o755)
+    return [BotSpec(name=n, argv=[BOT_PYTHON, str(home / "report.py")], home=str(home)) for n in ("a", "b")]
+
+
+def play_on(client, address: str, key: str, bots: list[BotSpec], stderr_dir: Path) -> Pinning:
+    """A 2-game match on the worker at ``address``; it must be played whole, there."""
+    import msgspec
+
+    from referee.tournament import wire
+
+    stderr_dir.mkdir(mode=0o755)
+    config = MatchConfig(game="yahtzee", games=2, seed=1, stderr_dir=str(stderr_dir))
+    spec = msgspec.msgpack.encode(MatchSpec(bots=bots, config=config))
+    future = client.submit(play_match_task, key, spec, {}, workers=[address], pure=False)
+    where, pinning, encoded = future.result(timeout=60)
+    assert where == address
+    closed = [
+        m for m in msgspec.msgpack.decode(encoded, type=list[wire.ToParent]) if isinstance(m, wire.Closed)
+    ]
+    assert closed[0].record.completed and not any(p.forfeits for p in closed[0].record.players), closed
+    return pinning
+
+
+def test_each_worker_process_holds_a_core_of_its_own_and_its_bots_run_there(two_workers, tmp_path):
+    """Two worker processes of one machine hold different cores, every thread of each is
+    pinned to its core, and the bots of a match a worker plays run on that core alone."""
+    client, _, free = two_workers
+    # Workers another test added beyond the cores are not pinned; these two are.
+    pinned = {a: p.core for a, p in client.run(worker_pinning).items() if p.core is not None}
+    assert sorted(pinned.values()) == free, pinned
+    threads = client.run(
+        lambda: {int(t): sorted(os.sched_getaffinity(int(t))) for t in os.listdir("/proc/self/task")}
+    )
+    for address, core in pinned.items():
+        assert set(map(tuple, threads[address].values())) == {(core,)}, threads[address]
+    bots = affinity_bots(tmp_path / "bots")
+    for address, core in pinned.items():
+        stderr_dir = tmp_path / f"stderr-{core}"
+        assert play_on(client, address, f"m{core}", bots, stderr_dir) == Pinning(core=core)
+        for bot in bots:
+            said = (stderr_dir / f"{bot.name}.stderr").read_text()
+            assert f"affinity [{core}]" in said, said
+
+
+def test_more_worker_processes_than_cores_is_no_failure(two_workers, tmp_path):
+    """A third worker process where two cores are held: it runs unpinned, says so in its
+    log, and plays its matches; the coordinator hears why it has no core."""
+    client, cluster, _ = two_workers
+    before = set(client.run(worker_pinning))
+    cluster.scale(len(before) + 1)
+    client.wait_for_workers(len(before) + 1, timeout=60)
+    pinning = client.run(worker_pinning)
+    [extra] = set(pinning) - before
+    assert pinning[extra].core is None and "no free core" in (pinning[extra].why or ""), pinning
+    logs = client.get_worker_logs(workers=[extra])[extra]
+    assert any("not pinned to a core: no free core" in line for _, line in logs), logs
+    bots = [BotSpec(name=n, argv=[BOTS[0]], home=str(YAHTZEE / "bin")) for n in ("a", "b")]
+    assert play_on(client, extra, "extra", bots, tmp_path / "stderr") == pinning[extra]

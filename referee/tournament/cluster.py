@@ -14,14 +14,23 @@ store and the standings come out as from a local run.
   seed, the pairing, the match index: :mod:`referee.tournament.plan`), so where it is
   played changes nothing but timing figures.
 * **Workers.**  Start them with one thread each (``dask worker ADDRESS --nthreads 1``),
-  so each plays one match at a time: a match's bots keep a core.  A worker that dies
-  mid-match loses the match, not the result: the scheduler runs the task again
-  elsewhere, and the coordinator takes each match's result once.  The bots of a dead
-  worker die with it (they are killed when the thread that started them ends).
+  so each plays one match at a time.  A worker that dies mid-match loses the match, not
+  the result: the scheduler runs the task again elsewhere, and the coordinator takes
+  each match's result once.  The bots of a dead worker die with it (they are killed
+  when the thread that started them ends).
+* **One core per worker process.**  :func:`connect` registers :class:`CorePinning`, a
+  Dask worker plugin, so every worker — those there now and those that join later (a
+  nanny's restart) — claims the first core of its affinity mask that no other worker
+  process of its machine holds, and pins all its threads there; a match, and the bots
+  it starts, then run on that core, as the local executor pins worker *i* to core *i*.
+  The claim is an ``flock`` on ``/dev/shm/referee-cores-UID/core-N.lock``: the kernel
+  drops it when the process dies, however it dies, so a killed worker frees its core
+  with no clean-up.  A worker with no free core (more worker processes than cores)
+  plays unpinned and says so, in its log and in the standings (docs/cluster.md).
 * **Bots.**  Workers run the bots from the same paths as the coordinator (a shared
   filesystem, or the same checkout on every machine).  A worker whose copy of a bot
   differs refuses the match: :class:`BotMismatch`, one line naming the bot and worker.
-* **Health.**  Per worker: matches, decisions and forfeits by verdict
+* **Health.**  Per worker: its core, matches, decisions and forfeits by verdict
   (:attr:`ClusterExecutor.health`); :func:`outliers` names a worker whose timeout rate
   is out of line with the others'.
 """
@@ -30,12 +39,14 @@ from __future__ import annotations
 
 import contextlib
 import io
+import logging
 import math
 import os
 import shutil
+import stat
 import tarfile
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +57,11 @@ from referee.core.botspec import BotSpec
 from referee.match.spec import MatchSpec
 from referee.tournament import wire
 from referee.tournament.workers import WorkerLost
+
+try:  # the coordinator imports this module only for --cluster, which needs Dask
+    from distributed.diagnostics.plugin import WorkerPlugin
+except ImportError:  # pragma: no cover - without Dask, connect() says what to install
+    WorkerPlugin = object  # type: ignore[assignment,misc]
 
 Handler = Callable[[wire.ToParent], None]
 
@@ -63,6 +79,207 @@ class WorkerHealth(msgspec.Struct):
     matches: int = 0
     decisions: int = 0
     forfeits: dict[str, int] = {}
+    #: The core the worker process is pinned to (:class:`CorePinning`), or ``None``.
+    core: int | None = None
+    #: Why it is not pinned, when it is not (more worker processes than cores…).
+    unpinned: str | None = None
+
+
+# ---------------------------------------------------------------------- one core per worker process
+
+#: Names the folder of the per-core lock files instead of the default (:func:`lock_directory`).
+LOCKS_ENV = "REFEREE_CORE_LOCKS"
+#: The name the plugin is registered under: registering it again changes nothing.
+PLUGIN_NAME = "referee-core-pinning"
+
+#: Lines in the worker's own log (its stderr, and Dask's ``get_worker_logs``).
+logger = logging.getLogger("distributed.worker.referee")
+
+
+class Pinning(msgspec.Struct, frozen=True):
+    """Where a worker process runs: its core, or why it has none."""
+
+    core: int | None = None
+    why: str | None = None
+
+
+class _Claim(msgspec.Struct):
+    """This process's hold on a core: the lock's file descriptor, and the affinity
+    mask the process had before it was pinned."""
+
+    owner: int  # id() of the Worker that claimed it
+    core: int
+    fd: int
+    mask: list[int]
+
+
+_claim: _Claim | None = None
+#: The Workers (their id()) this process has set up: more than one, and none is pinned.
+_workers: set[int] = set()
+#: What :func:`play_match_task` reports for this process.
+_pinning = Pinning(why="the core-pinning plugin is not set up in this process")
+
+
+def lock_directory() -> Path:
+    """The folder of the per-core lock files: ``$REFEREE_CORE_LOCKS``, else
+    ``/dev/shm/referee-cores-UID`` (a tmpfs every process of the machine sees; per uid,
+    so that no other user can hold our locks), else the same under the temporary folder."""
+    named = os.environ.get(LOCKS_ENV)
+    if named:
+        return Path(named)
+    base = Path("/dev/shm") if os.path.isdir("/dev/shm") else Path(tempfile.gettempdir())
+    return base / f"referee-cores-{os.getuid()}"
+
+
+def claim_core(cores: Iterable[int], directory: Path) -> tuple[int, int] | None:
+    """The first of ``cores`` no other process holds, and the descriptor of its lock
+    file, now locked: ``flock`` on ``directory/core-N.lock``.  The kernel drops the lock
+    when the process dies, however it dies, so a killed worker frees its core with no
+    clean-up.  ``None`` when every one is held.  The files stay: removing one while
+    another process opens it would let two processes lock two files of one name."""
+    import fcntl
+
+    for core in cores:
+        flags = os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        fd = os.open(directory / f"core-{core}.lock", flags, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        except BaseException:
+            os.close(fd)
+            raise
+        return core, fd
+    return None
+
+
+def _thread_ids() -> set[int]:
+    try:
+        return {int(name) for name in os.listdir("/proc/self/task")}
+    except OSError:  # no /proc: only the calling thread can be named
+        return {0}
+
+
+def pin_threads(cores: set[int]) -> None:
+    """Every thread of this process onto ``cores``.  On Linux ``sched_setaffinity(0)``
+    moves only the calling thread; threads started later inherit their starter's mask,
+    so once all are moved every new one (Dask's task thread, a match's, its bots) follows.
+    Listed again until no new thread shows up, for one started while we went through."""
+    done: set[int] = set()
+    for _ in range(20):
+        todo = _thread_ids() - done
+        if not todo:
+            return
+        for tid in todo:
+            with contextlib.suppress(ProcessLookupError):  # a thread that ended meanwhile
+                os.sched_setaffinity(tid, cores)
+        done |= todo
+
+
+@contextlib.contextmanager
+def _thread_affinity(cores: Iterable[int] | None) -> Iterator[None]:
+    """This thread on ``cores`` for a while (what a process started meanwhile inherits)."""
+    if cores is None or not hasattr(os, "sched_setaffinity"):
+        yield
+        return
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, set(cores))
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def _release() -> None:
+    """Give this process's core back and let it run where it ran before."""
+    global _claim
+    claim, _claim = _claim, None
+    if claim is not None:
+        with contextlib.suppress(OSError):
+            pin_threads(set(claim.mask))
+        os.close(claim.fd)  # closing the only descriptor drops the lock
+
+
+class CorePinning(WorkerPlugin):
+    """One core per worker process of a machine, as the local executor pins worker *i*
+    to core *i*: on each worker, the first core of its affinity mask that no other
+    worker process of the machine holds (:func:`claim_core`), every thread of the
+    worker pinned to it.  A match then pins itself, and the bots it starts, to that same
+    core (``pinned_to_one_core`` picks within the thread's mask, which is that core).
+
+    A worker that finds no free core (more worker processes than cores), or that runs
+    several tasks at once (``--nthreads`` above 1), is left unpinned and says why: a
+    warning in its log and, through :func:`play_match_task`, in the standings."""
+
+    idempotent = True  # registered again (a second tournament): the workers keep their cores
+    name = PLUGIN_NAME
+
+    def setup(self, worker: Any) -> None:
+        global _pinning
+        _workers.add(id(worker))
+        _release()
+        if len(_workers) > 1:
+            # Workers as threads of one process (a threaded cluster): pinning the
+            # process would put all their matches on one core.
+            _pinning = Pinning(why="several workers share this process")
+        else:
+            _pinning = self._pin(worker)
+        if _pinning.core is None:
+            logger.warning(
+                "referee: worker not pinned to a core: %s; its matches may share a core with another worker's",
+                _pinning.why,
+            )
+
+    def teardown(self, worker: Any) -> None:
+        global _pinning
+        _workers.discard(id(worker))
+        if _claim is not None and _claim.owner == id(worker):
+            _release()
+            _pinning = Pinning(why="the core-pinning plugin was removed")
+
+    @staticmethod
+    def _pin(worker: Any) -> Pinning:
+        global _claim
+        if not hasattr(os, "sched_setaffinity"):
+            return Pinning(why="this platform cannot pin threads")
+        state = getattr(worker, "state", worker)
+        threads = getattr(state, "nthreads", 1)
+        if threads != 1:
+            return Pinning(why=f"{threads} threads: one core per worker needs --nthreads 1")
+        mask = sorted(os.sched_getaffinity(0))
+        directory = lock_directory()
+        try:
+            directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+            info = directory.lstat()
+            if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid():
+                return Pinning(why=f"{directory} is not a folder of this user's")
+            claimed = claim_core(mask, directory)
+            if claimed is None:
+                return Pinning(
+                    why=f"no free core: other worker processes hold all {len(mask)} cores of its mask"
+                )
+            core, fd = claimed
+            _claim = _Claim(owner=id(worker), core=core, fd=fd, mask=mask)
+            os.ftruncate(fd, 0)  # who holds it, for whoever looks
+            os.write(fd, f"{os.getpid()} {getattr(worker, 'address', '')}\n".encode())
+            pin_threads({core})
+        except OSError as exc:
+            _release()
+            return Pinning(why=f"cannot pin: {exc}")
+        logger.info("referee: worker pinned to core %d (%s)", core, directory / f"core-{core}.lock")
+        return Pinning(core=core)
+
+
+def worker_pinning() -> Pinning:
+    """This process's core, or why it has none (``client.run(worker_pinning)``)."""
+    return _pinning
+
+
+def pin_workers(client: Any) -> None:
+    """Register :class:`CorePinning` with the scheduler: every worker runs it now, and
+    every worker that joins later (a nanny's restart, a machine added) when it joins."""
+    client.register_plugin(CorePinning(), name=PLUGIN_NAME)
 
 
 # ---------------------------------------------------------------------- on the worker
@@ -121,9 +338,9 @@ def play_match_task(
     hashes: dict[str, str],
     skip: tuple[str, ...] = (),
     shipped: dict[str, bytes] | None = None,
-) -> tuple[str, bytes]:
-    """Play one whole match on a Dask worker; returns (the worker's address, the
-    match's messages encoded).  Raises :class:`BotMismatch` before playing if a bot's
+) -> tuple[str, Pinning, bytes]:
+    """Play one whole match on a Dask worker; returns (the worker's address, its core
+    or why it has none, the match's messages encoded).  Raises :class:`BotMismatch` before playing if a bot's
     files differ from the recorded ones (hashed as the store does: ``skip`` is the
     tournament's folder, which may lie inside a bot's)."""
     from distributed import get_worker
@@ -153,7 +370,7 @@ def play_match_task(
     sandbox.become_subreaper()
     messages: list[wire.ToParent] = []
     trio.run(_play_match, wire.PlayMatch(key, spec), messages.append, trio.Event())
-    return address, msgspec.msgpack.encode(messages)
+    return address, _pinning, msgspec.msgpack.encode(messages)
 
 
 # ---------------------------------------------------------------------- the coordinator
@@ -167,7 +384,8 @@ def one_line(exc: BaseException) -> str:
 def connect(address: str) -> Any:
     """A ``distributed.Client`` for ``address``: ``tcp://HOST:PORT`` (a running
     scheduler), or ``local[:N]`` (a LocalCluster of N one-thread worker processes on
-    this machine; N defaults to the usable cores)."""
+    this machine; N defaults to the usable cores).  Its workers pin themselves to a
+    core each (:func:`pin_workers`)."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
@@ -182,11 +400,23 @@ def connect(address: str) -> Any:
         cluster = LocalCluster(
             n_workers=max(1, count), threads_per_worker=1, processes=True, dashboard_address=None
         )
-        return Client(cluster)
+        client = Client(cluster)
+    else:
+        try:
+            client = Client(address, timeout=20)
+        except OSError as exc:
+            raise ClusterError(f"--cluster {address}: cannot reach the scheduler: {exc}") from None
     try:
-        return Client(address, timeout=20)
-    except OSError as exc:
-        raise ClusterError(f"--cluster {address}: cannot reach the scheduler: {exc}") from None
+        pin_workers(client)
+    except Exception as exc:  # the scheduler lost already, or a worker that cannot load the plugin
+        cluster = getattr(client, "cluster", None)
+        client.close()
+        if cluster is not None:
+            cluster.close()
+        raise ClusterError(
+            f"--cluster {address}: cannot set up the workers' core pinning: {one_line(exc)}"
+        ) from None
+    return client
 
 
 class ClusterExecutor:
@@ -232,7 +462,9 @@ class ClusterExecutor:
         try:
             for future in futures:
                 try:
-                    address, encoded = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+                    address, pinning, encoded = await trio.to_thread.run_sync(
+                        future.result, abandon_on_cancel=True
+                    )
                 except BotMismatch:
                     raise
                 except Exception as exc:  # the task's own error, re-raised by Dask; or a lost scheduler
@@ -240,14 +472,15 @@ class ClusterExecutor:
                 messages = msgspec.msgpack.decode(encoded, type=list[wire.ToParent])
                 for message in messages:
                     handle(message)
-                self._tally(address, messages)
+                self._tally(address, pinning, messages)
         finally:
             pending = [f for f in futures if not f.done()]
             if pending:
                 self.client.cancel(pending)
 
-    def _tally(self, address: str, messages: list[wire.ToParent]) -> None:
+    def _tally(self, address: str, pinning: Pinning, messages: list[wire.ToParent]) -> None:
         health = self.health.setdefault(address, WorkerHealth())
+        health.core, health.unpinned = pinning.core, pinning.why
         for message in messages:
             if isinstance(message, wire.Closed):
                 health.matches += 1
@@ -307,13 +540,17 @@ class SessionActor:
                 )
         log = tempfile.NamedTemporaryFile(prefix="referee-session-", suffix=".log", delete=False)  # noqa: SIM115
         self.log_path = log.name
-        self.proc = subprocess.Popen(
-            [sys.executable, "-P", "-m", "referee.tournament.worker", "--parent", str(os.getpid())],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            start_new_session=True,
-        )
+        # It inherits this worker's core: right for one match at a time (a local run pins
+        # it too); several at once get the cores the worker had before it was pinned.
+        spread = _claim.mask if _claim is not None and session.slots > 1 else None
+        with _thread_affinity(spread):
+            self.proc = subprocess.Popen(
+                [sys.executable, "-P", "-m", "referee.tournament.worker", "--parent", str(os.getpid())],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                start_new_session=True,
+            )
         log.close()
         self.frames = wire.Frames(to_parent=True)
         self._write(opening)

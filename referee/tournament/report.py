@@ -310,12 +310,17 @@ def markdown(standings: Standings) -> str:
             lines.append(f"- round {number_}: {_md(shown)}")
     if standings.workers:
         lines += ["", "## Cluster workers", ""]
+        rows = []
         for worker in standings.workers:
-            faults = ", ".join(f"{v} {n}" for v, n in sorted(worker.forfeits.items())) or "no forfeits"
-            flag = " — **timeouts out of line with the others'**" if worker.out_of_line else ""
-            lines.append(
-                f"- {_md(worker.address)}: {worker.matches} matches, {worker.decisions} decisions, {faults}{flag}"
+            faults = ", ".join(f"{v} {n}" for v, n in sorted(worker.forfeits.items())) or "none"
+            if worker.out_of_line:
+                faults += " — **timeouts out of line with the others'**"
+            # A worker without a core of its own may have shared one: its timeouts say less.
+            core = (
+                str(worker.core) if worker.core is not None else f"unpinned: {worker.unpinned or 'unknown'}"
             )
+            rows.append([worker.address, core, str(worker.matches), str(worker.decisions), faults])
+        lines += _md_table(["worker", "core", "matches", "decisions", "forfeits"], rows)
     if standings.balance:
         lines += ["", "## Tables balance", ""]
         # Balance counts tables (a table plays --games games): say so.

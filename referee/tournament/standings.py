@@ -290,6 +290,10 @@ class WorkerFigures(msgspec.Struct, kw_only=True):
     forfeits: dict[str, int]
     #: Its timeout rate is out of line with the other workers' (a z-test, z > 3).
     out_of_line: bool = False
+    #: The core its process was pinned to (one per worker process of a machine), or ``None``.
+    core: int | None = None
+    #: Why it was not pinned, when it was not (more worker processes than cores…).
+    unpinned: str | None = None
 
 
 class Standings(msgspec.Struct, kw_only=True):
@@ -922,6 +926,8 @@ def _workers(conn: sqlite3.Connection) -> list[WorkerFigures] | None:
                 matches=health.get("matches", 0),
                 decisions=health.get("decisions", 0),
                 forfeits=health.get("forfeits", {}),
+                core=health.get("core"),
+                unpinned=health.get("unpinned"),
             )
         elif kind == "worker-outlier":
             flagged.add(address)
