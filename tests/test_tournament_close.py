@@ -64,6 +64,10 @@ def test_matches_near_the_limit_are_flagged_and_played_again_on_request(tmp_path
         assert found and int(found[1]) >= 320 and int(found[2]) < 100, detail
         assert detail.endswith("(limit 400 ms)"), detail
     standings = json.loads((out / "standings.json").read_text())["rows"]
+    # The standings list them, for the organiser deciding on --rerun-close.
+    calls = json.loads((out / "standings.json").read_text())["close_calls"]
+    assert {c["match"] for c in calls if c["bot"] == "slow"} == flagged
+    assert "## Close to the time limit" in (out / "standings.md").read_text()
 
     refused = referee(*bots, "--game", "yahtzee", "--rerun-close", "--out", str(tmp_path / "u"))
     assert refused.returncode == 2 and "--rerun-close goes with --resume" in refused.stderr

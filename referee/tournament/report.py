@@ -299,6 +299,7 @@ def markdown(standings: Standings) -> str:
     lines += _md_crosstable(standings)
     lines += _md_faults(standings)
     lines += _md_notes(standings)
+    lines += _md_close_calls(standings)
     if standings.bracket_text:
         lines += ["", "## Bracket", "", "```text", standings.bracket_text.replace("```", "'''"), "```"]
     if standings.swiss:
@@ -500,6 +501,31 @@ def _md_faults(standings: Standings) -> list[str]:
         shown = sum(fault.forfeits.values())
         if shown > len(fault.details):
             lines.append(f"- … {shown - len(fault.details)} more")
+    return lines
+
+
+#: Close calls listed in standings.md; standings.json has them all.
+CLOSE_CALLS_SHOWN = 30
+
+
+def _md_close_calls(standings: Standings) -> list[str]:
+    calls = standings.close_calls
+    if not calls:
+        return []
+    matches = len({c.match for c in calls})
+    lines = [
+        "",
+        "## Close to the time limit",
+        "",
+        f"{matches} match{'es' * (matches != 1)} in which a bot answered within 80 % of the decision limit or "
+        "timed out: the one result a slower or busier machine could change. CPU near the wall time: the bot "
+        "was computing; far below it: it was waiting (a busy machine, say). "
+        "`referee tournament --resume DIR --rerun-close` plays them again.",
+        "",
+    ]
+    lines += [f"- {_md(c.match)}, {_md(c.bot)}: {_md(c.detail)}" for c in calls[:CLOSE_CALLS_SHOWN]]
+    if len(calls) > CLOSE_CALLS_SHOWN:
+        lines.append(f"- … {len(calls) - CLOSE_CALLS_SHOWN} more (standings.json)")
     return lines
 
 

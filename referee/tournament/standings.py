@@ -281,6 +281,15 @@ class BotNotes(msgspec.Struct, kw_only=True):
     matches: int
 
 
+class CloseCall(msgspec.Struct, kw_only=True):
+    """A bot's answers close to the time limit in one match (a ``near-limit`` event): the
+    result another machine might change (``--rerun-close`` plays the match again)."""
+
+    bot: str
+    match: str
+    detail: str
+
+
 class WorkerFigures(msgspec.Struct, kw_only=True):
     """A cluster worker's share of the run (``--cluster``; docs/cluster.md)."""
 
@@ -332,6 +341,8 @@ class Standings(msgspec.Struct, kw_only=True):
     ratings_problem: str | None = None
     #: The bots that wrote notes about their own play, in rank order (then the others).
     notes: list[BotNotes] = []
+    #: Done matches with answers close to the time limit, per bot, in match order.
+    close_calls: list[CloseCall] = []
 
 
 # ---------------------------------------------------------------------- tallies
@@ -853,6 +864,7 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
         ratings_problem=ratings_problem,
         workers=_workers(conn),
         notes=_notes(conn, [m for m in matches if m.status == "done"], ranked, cache),
+        close_calls=_close_calls(conn),
         **extras,
     )
 
@@ -907,6 +919,17 @@ def collect_notes(matches: Iterable[Iterable[Any]], ranked: Sequence[str]) -> li
             add_notes(entry.notes, entry.examples, figures.notes, figures.note_examples)
     place = {bot: i for i, bot in enumerate(ranked)}
     return sorted(found.values(), key=lambda n: (place.get(n.bot, len(place)), n.bot))
+
+
+def _close_calls(conn: sqlite3.Connection) -> list[CloseCall]:
+    """The ``near-limit`` events of done matches (a match played again drops its old
+    ones only when it is done again: the latest per bot and match is kept)."""
+    rows = conn.execute(
+        """SELECT e.bot, e.match_key, e.detail FROM events e JOIN matches m ON m.key = e.match_key
+           WHERE e.kind = 'near-limit' AND m.status = 'done' ORDER BY m.id, e.id"""
+    ).fetchall()
+    latest = {(bot, key): detail for bot, key, detail in rows}
+    return [CloseCall(bot=bot, match=key, detail=detail) for (bot, key), detail in latest.items()]
 
 
 def _workers(conn: sqlite3.Connection) -> list[WorkerFigures] | None:

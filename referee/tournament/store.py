@@ -811,7 +811,8 @@ class Store:
         with self._transaction() as conn:
             deleted = conn.execute("DELETE FROM games").rowcount
             conn.execute("DELETE FROM figures")
-            conn.execute("DELETE FROM events WHERE kind = 'restart'")  # of the play discarded
+            # Of the play discarded.
+            conn.execute("DELETE FROM events WHERE kind IN ('restart', 'near-limit')")
             conn.execute("UPDATE matches SET status = 'pending', record = NULL, finished = NULL")
             return deleted
 
