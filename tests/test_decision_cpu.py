@@ -80,7 +80,7 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
     # The third timed out while computing: how long it was waited for, and its CPU.
     assert timed_out["timeout"] and timed_out["wall_ms"] >= 1000 and timed_out["cpu_ms"] >= 300, timed_out
     assert me["forfeits"]["timeout"] >= 1
-    assert all("s of CPU meanwhile (limit 1 s)" in f["detail"] for f in me["forfeit_details"]), me
+    assert all("(limit 1 s); it used " in f["detail"] for f in me["forfeit_details"]), me
     assert me["max_decision_cpu_ms"] is not None
 
 
@@ -159,3 +159,13 @@ def test_a_tournament_long_process_reports_each_matchs_own_slowest_answer(tmp_pa
     assert slow[0].slow_answer_details[0].cpu_ms is not None and slow[0].slow_answer_details[0].cpu_ms < 100
     assert other.max_decision_us < 800_000 and other.slow_answer_details == []
     assert len(flagged) == 1 and "ms wall /" in flagged[0], flagged
+
+
+def test_timeouts_that_differ_only_in_their_cpu_are_shown_together() -> None:
+    from referee.core.verdict import cpu_note, split_cpu_note
+    from referee.tournament.report import _same_detail
+
+    detail = "no reply in time (limit 1 s)"
+    assert split_cpu_note(detail + cpu_note(0.964)) == (detail, 0.964)
+    assert split_cpu_note(detail) == (detail, None)
+    assert _same_detail(detail + cpu_note(0.5)) == _same_detail(detail + cpu_note(0.9)) == detail

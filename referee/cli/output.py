@@ -8,7 +8,7 @@ import sys
 
 from referee.core.limits import NEAR_LIMIT, MiB
 from referee.core.records import MatchRecord
-from referee.core.verdict import Forfeit, printable
+from referee.core.verdict import Forfeit, cpu_note, printable, split_cpu_note
 from referee.match import FORFEIT_DETAILS_KEPT
 from referee.match.evidence import score_rate
 from referee.stats.intervals import CONFIDENCE, elo_of_score, mean_interval, rate_interval, superiority
@@ -75,7 +75,7 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
         # Forfeits with the same verdict and reason are shown once, with where they were.
         groups: dict[tuple[str, str], list[Forfeit]] = {}
         for f in p.forfeit_details:
-            groups.setdefault((f.verdict.value, f.detail), []).append(f)
+            groups.setdefault((f.verdict.value, split_cpu_note(f.detail)[0]), []).append(f)
         shown = 0
         for (verdict, detail), group in list(groups.items())[:FORFEITS_SHOWN]:
             places = [
@@ -83,6 +83,12 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
             ]
             where = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4 else "")
             times = f" ×{len(group)}" if len(group) > 1 else ""
+            cpus = [c for c in (split_cpu_note(f.detail)[1] for f in group) if c is not None]
+            if cpus:  # timeouts: the CPU each used while it was waited for
+                low, high = min(cpus), max(cpus)
+                detail += (
+                    cpu_note(low) if low == high else f"; it used {low:.3g}–{high:.3g} s of CPU meanwhile"
+                )
             say(f"  {p.name}: {verdict}{times} at {where}: {detail}")
             first = group[0]
             if first.position is not None:

@@ -10,6 +10,7 @@ its in-game consequence (Yahtzee forfeits the game, Liar's Dice costs a die, pok
 from __future__ import annotations
 
 import enum
+import re
 
 import msgspec
 
@@ -84,3 +85,21 @@ def printable(text: str) -> str:
     if text.isprintable():
         return text
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+#: The CPU figure a process seat adds to a timeout's detail (docs/limits-and-verdicts.md).
+_CPU_NOTE = re.compile(r"; it used ([0-9.e+-]+) s of CPU meanwhile")
+
+
+def cpu_note(cpu_s: float) -> str:
+    """What a timeout's detail says of the CPU the bot used while it was waited for."""
+    return f"; it used {cpu_s:.3g} s of CPU meanwhile"
+
+
+def split_cpu_note(detail: str) -> tuple[str, float | None]:
+    """A forfeit's detail without its CPU figure, and the figure: forfeits that say the
+    same thing but for the CPU are shown together."""
+    found = _CPU_NOTE.search(detail)
+    if found is None:
+        return detail, None
+    return detail[: found.start()] + detail[found.end() :], float(found[1])

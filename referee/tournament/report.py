@@ -55,7 +55,7 @@ from rich.table import Table
 from rich.text import Text
 
 from referee.core.limits import MiB
-from referee.core.verdict import printable
+from referee.core.verdict import printable, split_cpu_note
 from referee.sinks.files import write_atomically
 from referee.tournament.ratings import Ratings
 from referee.tournament.standings import BotNotes, BotRow, Cell, QualificationRow, Standings
@@ -561,8 +561,9 @@ def _plain(value: object) -> str:
 
 
 def _same_detail(detail: str) -> str:
-    """A forfeit's detail without the game number a bot that is down repeats in it."""
-    return re.sub(r"^not running since game \d+: ", "not running: ", detail)
+    """A forfeit's detail without the game number a bot that is down repeats in it, and
+    without a timeout's CPU figure (each one's is its own)."""
+    return re.sub(r"^not running since game \d+: ", "not running: ", split_cpu_note(detail)[0])
 
 
 # ---------------------------------------------------------------------- the terminal

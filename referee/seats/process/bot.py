@@ -42,7 +42,7 @@ from protocol.lines import show
 from protocol.notes import NoteReader
 from referee.core.botspec import BotSpec
 from referee.core.limits import NEAR_LIMIT, Limits
-from referee.core.verdict import BotFault, Verdict
+from referee.core.verdict import BotFault, Verdict, cpu_note
 from referee.seats import Seat, SeatUsage, notes_usage
 from referee.seats._abc import SLOW_KEPT
 from referee.seats.process import sandbox
@@ -784,12 +784,6 @@ class BotProcess(Seat):
             self._slow.append((wall_ns, cpu_ns, timed_out))
 
     def _timed_out(self, what: str) -> BotFault:
-        if self._has_answered:
-            cpu_ns = self._cpu_since_wait()
-            self._keep_slow(_now_ns() - self._wait_start, cpu_ns, True)
-            if cpu_ns >= 0:
-                # Whether the bot was computing or starved (a busy machine) or blocked.
-                what += f", having used {cpu_ns / 1e9:.3g} s of CPU meanwhile"
         if not self._has_answered:
             detail = (
                 f"{what}: no first answer within the startup allowance of {self.limits.startup_s:g} s "
@@ -798,6 +792,11 @@ class BotProcess(Seat):
             self.kill(Verdict.STARTUP, detail)
             return BotFault(Verdict.STARTUP, detail)
         detail = f"{what} (limit {self.limits.decision_s:g} s)"
+        cpu_ns = self._cpu_since_wait()
+        self._keep_slow(_now_ns() - self._wait_start, cpu_ns, True)
+        if cpu_ns >= 0:
+            # Whether the bot was computing, or waiting: starved (a busy machine), blocked.
+            detail += cpu_note(cpu_ns / 1e9)
         if self._late:
             # It still owes the reply to the previous timed-out request: it is hung.
             self.kill(
