@@ -60,7 +60,7 @@ class NoteReader:
     names, one partial line of at most ``LINE_MAX`` bytes) and so is the work per note.
     """
 
-    __slots__ = ("_at_start", "_carry", "_long", "counts", "examples", "lines", "total")
+    __slots__ = ("_at_start", "_carry", "_long", "_names", "counts", "examples", "lines", "total")
 
     def __init__(self) -> None:
         self.counts: dict[str, int] = {}
@@ -71,6 +71,8 @@ class NoteReader:
         self._carry = b""  # a line begun in an earlier chunk that may be a note
         self._long = False  # _carry is a note's first LINE_MAX bytes; skip to its line's end
         self._at_start = True  # the next byte begins a line
+        #: Names as written (bytes, maybe with a trailing "\r") -> as counted.
+        self._names: dict[bytes, str] = {}
 
     def feed(self, data: bytes) -> None:
         start = 0
@@ -130,13 +132,24 @@ class NoteReader:
             self._add(CAPPED, 1, "")
             return
         self.lines += 1
-        body = body.rstrip(b"\r\n")
         name, _, text = body.partition(b" ")
+        key = self._names.get(name)
+        if key is not None and key in self.examples:
+            # The usual note: a name seen before, its example kept (~0.5 µs).
+            self.counts[key] += 1
+            self.total += 1
+            return
+        name = name.rstrip(b"\r\n")
         if not NAME.fullmatch(name):
             return  # not a note (a malformed one is the bot's stderr like any other line)
-        self._add(name.decode("ascii"), 1, text.strip().decode("utf-8", "replace")[:TEXT_MAX])
+        key = self._add(
+            name.decode("ascii"), 1, text.rstrip(b"\r\n").strip().decode("utf-8", "replace")[:TEXT_MAX]
+        )
+        if len(self._names) < NAMES_MAX:
+            self._names[name] = key
 
-    def _add(self, name: str, count: int, text: str) -> None:
+    def _add(self, name: str, count: int, text: str) -> str:
+        """Count ``count`` notes of ``name`` (or OTHER, past NAMES_MAX); the name counted."""
         counts = self.counts
         if name not in counts and len(counts) >= NAMES_MAX:
             name = OTHER
@@ -144,3 +157,4 @@ class NoteReader:
         if name not in self.examples and text and name not in (OTHER, CAPPED):
             self.examples[name] = "".join(c if c.isprintable() else "?" for c in text)
         self.total += count
+        return name

@@ -235,6 +235,7 @@ class BotProcess(Seat):
         self._slow_answers = 0
         self._slow: list[tuple[int, int, bool]] = []
         self._stat_fds: dict[int, int] = {}  # pid -> /proc/PID/stat, for _cpu_reading
+        self._cgroup_cpu: sandbox.cgroups.CpuCounter | None = None  # the same, with a cgroup
         self._stderr_scope = trio.CancelScope()
         self._closed = False
 
@@ -746,11 +747,17 @@ class BotProcess(Seat):
         sum over the processes already known to be its own (clock ticks: 10 ms) — no
         rescan of /proc, which costs milliseconds; a child started meanwhile counts once
         its parent reaps it.  ``None`` if unreadable."""
+        if self._closed:
+            return None
         cgroup = self._cgroup
         if cgroup is not None:
-            with contextlib.suppress(OSError, ValueError):
-                return cgroup.cpu_seconds()
-        if self._ps is None or self._closed:
+            try:
+                if self._cgroup_cpu is None:
+                    self._cgroup_cpu = cgroup.cpu_counter()
+                return self._cgroup_cpu.seconds()
+            except (OSError, ValueError):
+                pass
+        if self._ps is None:
             return None
         # /proc/PID/stat read again through a descriptor kept open: ~7 µs a process,
         # against psutil's ~19.  A descriptor names its process, never a reused pid.
@@ -777,6 +784,9 @@ class BotProcess(Seat):
         for fd in self._stat_fds.values():
             os.close(fd)
         self._stat_fds.clear()
+        if self._cgroup_cpu is not None:
+            self._cgroup_cpu.close()
+            self._cgroup_cpu = None
 
     def _keep_slow(self, wall_ns: int, cpu_ns: int, timed_out: bool) -> None:
         self._slow_answers += 1

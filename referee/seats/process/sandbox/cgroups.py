@@ -222,6 +222,13 @@ class BotCgroup:
             return _keyed(os.path.join(self._cpu_dir, "cpu.stat"), "usage_usec") / 1e6
         return int(_read(os.path.join(self._cpu_dir, "cpuacct.usage"))) / 1e9
 
+    def cpu_counter(self) -> CpuCounter:
+        """:meth:`cpu_seconds` for reading again and again (a slow decision's CPU, twice
+        per decision): its file kept open.  The caller closes it."""
+        if self._v2:
+            return CpuCounter(os.path.join(self._cpu_dir, "cpu.stat"), v2=True)
+        return CpuCounter(os.path.join(self._cpu_dir, "cpuacct.usage"), v2=False)
+
     def memory_bytes(self) -> int:
         """Memory charged to it now, tmpfs pages it touched included (they outlive the bot)."""
         if self._final is not None:
@@ -606,6 +613,30 @@ def _enable(directory: str, controllers: tuple[str, ...]) -> None:
             raise Unavailable(
                 f"cannot enable {controller} in {directory}/cgroup.subtree_control: {exc.strerror}{hint}"
             ) from exc
+
+
+class CpuCounter:
+    """A cgroup's CPU counter read through one descriptor, again from its start each time
+    (``pread`` at 0 makes the kernel render it anew): ~3 µs a reading, against ~25 µs to
+    open, read and close the file."""
+
+    def __init__(self, path: str, v2: bool) -> None:
+        self._fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        self._v2 = v2
+
+    def seconds(self) -> float:
+        data = os.pread(self._fd, 4096, 0)
+        if not self._v2:
+            return int(data) / 1e9
+        for line in data.split(b"\n"):
+            if line.startswith(b"usage_usec "):
+                return int(line[11:]) / 1e6
+        raise ValueError("usage_usec is not in cpu.stat")
+
+    def close(self) -> None:
+        if self._fd >= 0:
+            os.close(self._fd)
+            self._fd = -1
 
 
 def _read(path: str) -> str:
