@@ -11,12 +11,11 @@ clock ticks; CI runs this file as an ordinary user too.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.test_notes import ROOT, dice_poker_cup, referee
 
 #: Bidding Wars, bidding the prize; the 3rd bid of its first game computes for 0.85 s of
 #: CPU, of its second game sleeps 0.85 s, of its third computes for 3 s (past the 1 s
@@ -53,17 +52,13 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
     bot = tmp_path / "slow.py"
     bot.write_text(BOT.format(root=str(ROOT)))
     summary = tmp_path / "summary.json"
-    command = [
-        sys.executable,
-        "-m",
-        "referee",
+    done = referee(
         "match",
         f"{sys.executable} {bot}",
         f"{sys.executable} {ROOT / 'sample_players/bidding_wars/bid_prize.py'}",
         *["--game", "bidding-wars", "--games", "3", "--cards", "8", "--seed", "2"],
         *["--decision-timeout", "1", "--quiet", "--json", str(summary)],
-    ]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     (me,) = [p for p in json.loads(summary.read_text())["players"] if p["name"] == "slow"]
     details = me["slow_answer_details"]
@@ -115,36 +110,7 @@ def test_a_tournament_long_process_reports_each_matchs_own_slowest_answer(tmp_pa
     (each match's maximum and slow answers are its own, not the process's so far)."""
     from referee.tournament.store import Store
 
-    bots = tmp_path / "bots"
-    bots.mkdir()
-    (bots / "pooled.py").write_text(POOLED.format(root=str(ROOT)))
-    players = ROOT / "sample_players/dice_poker"
-    out = tmp_path / "cup"
-    command = [
-        sys.executable,
-        "-m",
-        "referee",
-        "tournament",
-        f"{sys.executable} {bots / 'pooled.py'}",
-        f"{sys.executable} {players / 'always_call.py'}",
-        f"{sys.executable} {players / 'always_fold.py'}",
-        *[
-            "--game",
-            "dice-poker",
-            "--format",
-            "round-robin",
-            "--games",
-            "30",
-            "--seed",
-            "3",
-            "--concurrency",
-            "1",
-            "--quiet",
-        ],
-        *["--out", str(out)],
-    ]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
+    out = dice_poker_cup(tmp_path, "pooled", POOLED.format(root=str(ROOT)), games=30)
     with Store.read(out) as store:
         mine = [
             r.player("pooled")

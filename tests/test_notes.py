@@ -20,6 +20,15 @@ from protocol.notes import NoteReader
 
 ROOT = Path(__file__).resolve().parents[1]
 
+
+def referee(*argv: str) -> subprocess.CompletedProcess:
+    """``referee ARGV…`` from the checkout, as a user runs it; its output captured."""
+    command = [sys.executable, "-m", "referee", *argv]
+    return subprocess.run(
+        command, cwd=ROOT, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL
+    )
+
+
 STREAM = (
     b"starting up\n"
     b"referee-note: retry.first game 1: asked again\n"
@@ -157,17 +166,13 @@ def play(tmp_path: Path, crash: bool) -> tuple[dict, list[dict]]:
     bot = tmp_path / "noting.py"
     bot.write_text(NOTING_BOT.format(root=str(ROOT), crash=crash))
     summary, log = tmp_path / "summary.json", tmp_path / "games.jsonl"
-    command = [
-        sys.executable,
-        "-m",
-        "referee",
+    done = referee(
         "match",
         f"{sys.executable} {bot}",
         f"{sys.executable} {ROOT / 'sample_players/bidding_wars/prize_plus_one.py'}",
         *["--game", "bidding-wars", "--games", "4", "--seed", "5", "--quiet", "--cards", "8"],
         *["--json", str(summary), "--log", str(log)],
-    ]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     return json.loads(summary.read_text()), [json.loads(line) for line in log.read_text().splitlines()]
 
@@ -208,16 +213,12 @@ def test_a_match_counts_a_bots_notes_over_all_its_lives(tmp_path: Path, crash: b
 def test_the_results_table_shows_the_notes(tmp_path: Path) -> None:
     bot = tmp_path / "noting.py"
     bot.write_text(NOTING_BOT.format(root=str(ROOT), crash=False))
-    command = [
-        sys.executable,
-        "-m",
-        "referee",
+    done = referee(
         "match",
         f"{sys.executable} {bot}",
         f"{sys.executable} {ROOT / 'sample_players/bidding_wars/prize_plus_one.py'}",
         *["--game", "bidding-wars", "--games", "2", "--seed", "5", "--cards", "8"],
-    ]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    )
     assert done.returncode == 0, done.stderr
     assert "noting: notes (its own word about its play): 16" in done.stdout, done.stdout
     assert "bid.low ×" in done.stdout and "bid.high ×" in done.stdout
@@ -261,10 +262,7 @@ def test_a_tournaments_standings_sum_each_bots_notes(tmp_path: Path) -> None:
     bot_dir.mkdir()
     (bot_dir / "noting.py").write_text(NOTING_BOT.format(root=str(ROOT), crash=False))
     out = tmp_path / "cup"
-    command = [
-        sys.executable,
-        "-m",
-        "referee",
+    done = referee(
         "tournament",
         f"{sys.executable} {bot_dir / 'noting.py'}",
         f"{sys.executable} {ROOT / 'sample_players/bidding_wars/prize_plus_one.py'}",
@@ -284,8 +282,7 @@ def test_a_tournaments_standings_sum_each_bots_notes(tmp_path: Path) -> None:
             "--quiet",
         ],
         *["--out", str(out)],
-    ]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     standings = json.loads((out / "standings.json").read_text())
     (entry,) = standings["notes"]
@@ -295,6 +292,26 @@ def test_a_tournaments_standings_sum_each_bots_notes(tmp_path: Path) -> None:
     assert set(entry["examples"]) == {"bid.high", "bid.low"}
     text = (out / "standings.md").read_text()
     assert "## Notes" in text and "### noting: 48 in 2 matches" in text and "- bid.low ×36" in text
+
+
+def dice_poker_cup(tmp_path: Path, name: str, source: str, games: int) -> Path:
+    """A round robin of dice poker (its bots live for the whole tournament): the bot
+    ``name`` (Python ``source``) against the always-call and always-fold samples."""
+    bots = tmp_path / "bots"
+    bots.mkdir()
+    (bots / f"{name}.py").write_text(source)
+    players = ROOT / "sample_players/dice_poker"
+    out = tmp_path / "cup"
+    done = referee(
+        "tournament",
+        f"{sys.executable} {bots / name}.py",
+        f"{sys.executable} {players / 'always_call.py'}",
+        f"{sys.executable} {players / 'always_fold.py'}",
+        *f"--game dice-poker --format round-robin --games {games} --seed 3 --concurrency 1 --quiet".split(),
+        *["--out", str(out)],
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    return out
 
 
 NOTING_CALLER = textwrap.dedent(
@@ -319,36 +336,7 @@ def test_a_bot_alive_for_the_whole_tournament_has_its_notes_charged_match_by_mat
     each match's record holds the notes written while that match had the process."""
     from referee.tournament.store import Store
 
-    bot_dir = tmp_path / "bots"
-    bot_dir.mkdir()
-    (bot_dir / "noting.py").write_text(NOTING_CALLER.format(root=str(ROOT)))
-    out = tmp_path / "cup"
-    players = ROOT / "sample_players/dice_poker"
-    command = [
-        sys.executable,
-        "-m",
-        "referee",
-        "tournament",
-        f"{sys.executable} {bot_dir / 'noting.py'}",
-        f"{sys.executable} {players / 'always_call.py'}",
-        f"{sys.executable} {players / 'always_fold.py'}",
-        *[
-            "--game",
-            "dice-poker",
-            "--format",
-            "round-robin",
-            "--games",
-            "40",
-            "--seed",
-            "3",
-            "--concurrency",
-            "1",
-            "--quiet",
-        ],
-        *["--out", str(out)],
-    ]
-    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert done.returncode == 0, done.stdout + done.stderr
+    out = dice_poker_cup(tmp_path, "noting", NOTING_CALLER.format(root=str(ROOT)), games=40)
     with Store.read(out) as store:
         records = list(store.match_records().values())
     mine = [r.player("noting") for r in records if "noting" in [p.name for p in r.players]]
