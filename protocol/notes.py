@@ -4,7 +4,8 @@ A bot writes a note as one line **on stderr** (never stdout, which is the game's
 
     referee-note: NAME TEXT…
 
-``NAME`` is 1–40 of ``A-Z a-z 0-9 _ . -`` and says what kind of thing happened
+``NAME`` is 1–40 of ``A-Z a-z 0-9 _ . -`` (a line with anything else there counts as
+``(malformed)``, the first such line kept as its example) and says what kind of thing happened
 (``correction.call-to-check``); ``TEXT`` is optional and says this one instance
 (``game 3 hand 7: call with nothing to call -> check``).  The line must start at the
 beginning of a stderr line.  The referee counts notes by name for each bot and match and
@@ -42,6 +43,8 @@ OTHER = "other"
 #: a flood of notes costs the referee about what any other stderr output costs.
 PARSED_MAX = 100_000
 CAPPED = "uncounted-names"
+#: Lines that begin with the prefix but whose NAME is not a name ("referee-note: bad!").
+MALFORMED = "(malformed)"
 _LINE_PREFIX = b"\n" + PREFIX
 
 
@@ -141,7 +144,10 @@ class NoteReader:
             return
         name = name.rstrip(b"\r\n")
         if not NAME.fullmatch(name):
-            return  # not a note (a malformed one is the bot's stderr like any other line)
+            # Counted apart, the first as its example: a mistyped name would else be lost
+            # without a word.
+            self._add(MALFORMED, 1, body.rstrip(b"\r\n").decode("utf-8", "replace")[:TEXT_MAX])
+            return
         key = self._add(
             name.decode("ascii"), 1, text.rstrip(b"\r\n").strip().decode("utf-8", "replace")[:TEXT_MAX]
         )
@@ -154,7 +160,7 @@ class NoteReader:
         if name not in counts and len(counts) >= NAMES_MAX:
             name = OTHER
         counts[name] = counts.get(name, 0) + count
-        if name not in self.examples and text and name not in (OTHER, CAPPED):
+        if name not in self.examples and text and name != OTHER and name != CAPPED:
             self.examples[name] = "".join(c if c.isprintable() else "?" for c in text)
         self.total += count
         return name

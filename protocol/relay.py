@@ -47,8 +47,9 @@ import re
 VERSION = 1
 #: Names: what results and other players see.
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")
-#: A bot's note's name (protocol.notes), as text.
+#: A bot's note's name (protocol.notes), as text, and what malformed notes count under.
 NOTE_NAME = NAME
+MALFORMED_NOTES = "(malformed)"
 #: Bytes a relay line may add to the game's longest line.
 OVERHEAD = 64
 
@@ -163,7 +164,7 @@ def parse_stopped(rest: bytes) -> tuple[float, int, dict[str, int], dict[str, st
         for name, count in counts.items():
             # type() is int: a JSON true is an int to isinstance, and no count.
             if (
-                NOTE_NAME.fullmatch(name)
+                (name == MALFORMED_NOTES or NOTE_NAME.fullmatch(name))
                 and type(count) is int
                 and 0 < count <= NOTE_COUNT_MAX
                 and len(notes) < 64

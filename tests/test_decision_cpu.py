@@ -11,6 +11,7 @@ clock ticks; CI runs this file as an ordinary user too.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import textwrap
 from pathlib import Path
@@ -57,9 +58,17 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
         f"{sys.executable} {bot}",
         f"{sys.executable} {ROOT / 'sample_players/bidding_wars/bid_prize.py'}",
         *["--game", "bidding-wars", "--games", "3", "--cards", "8", "--seed", "2"],
-        *["--decision-timeout", "1", "--quiet", "--json", str(summary)],
+        *["--decision-timeout", "1", "--json", str(summary)],
     )
     assert done.returncode == 0, done.stdout + done.stderr
+    # The table says each timeout's CPU, and whether the bot was computing.
+    table = " ".join(done.stdout.split())  # rich wraps long lines
+    assert re.search(
+        r"no reply in time \(limit 1 s\); it used [0-9.]+ s of CPU meanwhile \((not )?computing\)", table
+    )
+    assert (
+        "answers took 80% of the decision limit or more (timeouts included); the slowest answered:" in table
+    )
     (me,) = [p for p in json.loads(summary.read_text())["players"] if p["name"] == "slow"]
     details = me["slow_answer_details"]
     assert me["slow_answers"] == len(details) == 3, me

@@ -47,7 +47,14 @@ STREAM = (
     b"referee-note: unterminated at the end"
 )
 
-EXPECTED_COUNTS = {"retry.first": 3, "solo": 1, "other.kind": 1, "long": 1, "unterminated": 1}
+EXPECTED_COUNTS = {
+    "retry.first": 3,
+    "solo": 1,
+    "other.kind": 1,
+    "long": 1,
+    "unterminated": 1,
+    "(malformed)": 2,
+}
 
 
 def read(chunks: list[bytes]) -> NoteReader:
@@ -68,6 +75,8 @@ def test_notes_are_counted_by_name_with_the_first_text() -> None:
     assert reader.examples["other.kind"] == "café ?[31mred?[0m"
     assert reader.examples["long"] == "y" * notes.TEXT_MAX
     assert reader.examples["unterminated"] == "at the end"
+    # A mistyped name is not lost without a word: counted apart, the first one kept.
+    assert reader.examples["(malformed)"] == "bad!name text"
 
 
 @pytest.mark.parametrize("size", [1, 2, 3, 7, 13, 14, 15, 64, 511, 512, 513, 4096])
@@ -122,6 +131,7 @@ def test_the_relay_carries_notes_at_a_stop_and_checks_them() -> None:
     assert kind == "stopped"
     assert relay.parse_stopped(rest) == (0.25, 1 << 20, {"a.b": 3, "c": 1}, {"a.b": "first text"})
     assert relay.parse_stopped(b"0.5 100") == (0.5, 100, {}, {})  # an older client
+    assert relay.parse_stopped(b'0 0 {"n":{"(malformed)":2}}')[2] == {"(malformed)": 2}
     # The client's word is checked like a bot's: bad names and counts are dropped.
     rest = b'0 0 {"n":{"ok":2,"bad name":1,"neg":-4,"str":"3"},"e":{"ok":"t\\u001b","zz":"x"}}'
     assert relay.parse_stopped(rest) == (0.0, 0, {"ok": 2}, {"ok": "t?"})

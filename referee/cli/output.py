@@ -73,11 +73,14 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
 
     for p in result.players:
         # Forfeits with the same verdict and reason are shown once, with where they were.
-        groups: dict[tuple[str, str], list[Forfeit]] = {}
+        # Timeouts differ by their CPU figure: grouped apart as computing or not, which is
+        # what the figure tells (docs/limits-and-verdicts.md).
+        groups: dict[tuple[str, str, str], list[Forfeit]] = {}
         for f in p.forfeit_details:
-            groups.setdefault((f.verdict.value, split_cpu_note(f.detail)[0]), []).append(f)
+            text, cpu_s = split_cpu_note(f.detail)
+            groups.setdefault((f.verdict.value, text, _computing(text, cpu_s)), []).append(f)
         shown = 0
-        for (verdict, detail), group in list(groups.items())[:FORFEITS_SHOWN]:
+        for (verdict, detail, computing), group in list(groups.items())[:FORFEITS_SHOWN]:
             places = [
                 f"game {f.game}" + (f" decision {f.decision}" if f.decision >= 0 else "") for f in group
             ]
@@ -88,7 +91,7 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
                 low, high = min(cpus), max(cpus)
                 detail += (
                     cpu_note(low) if low == high else f"; it used {low:.3g}–{high:.3g} s of CPU meanwhile"
-                )
+                ) + f" ({computing})"
             say(f"  {p.name}: {verdict}{times} at {where}: {detail}")
             first = group[0]
             if first.position is not None:
@@ -99,8 +102,8 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
         more = sum(p.forfeits.values()) - shown
         if more > 0:
             say(
-                f"  {p.name}: {more} more forfeits (counted above; the summary, --json, details the "
-                f"first {FORFEIT_DETAILS_KEPT} of each bot)"
+                f"  {p.name}: {more} more forfeits, counted in the table (--json details the first "
+                f"{FORFEIT_DETAILS_KEPT} of each bot)"
             )
     for line in note_lines(result) + slow_lines(result):
         say(line)
@@ -144,17 +147,32 @@ def slow_lines(result: MatchRecord) -> list[str]:
     for p in result.players:
         if not p.slow_answers:
             continue
-        worst = sorted(p.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
-        shown = ", ".join(
-            f"{a.wall_ms:.0f} ms wall / " + ("? ms" if a.cpu_ms is None else f"{a.cpu_ms:.0f} ms") + " CPU"
-            + (" (timeout)" if a.timeout else "")
-            for a in worst
-        )  # fmt: skip
-        lines.append(
+        # The timeouts are in the forfeit lines above, with their CPU: the answers here.
+        answered = sorted((a for a in p.slow_answer_details if not a.timeout), key=lambda a: -a.wall_ms)
+        line = (
             f"  {p.name}: {p.slow_answers} answers took {NEAR_LIMIT:.0%} of the decision limit or more "
-            f"(timeouts included); slowest: {shown}"
+            "(timeouts included)"
         )
+        if answered:
+            line += "; the slowest answered: " + ", ".join(
+                f"{a.wall_ms:.0f} ms wall / "
+                + ("? ms" if a.cpu_ms is None else f"{a.cpu_ms:.0f} ms")
+                + " CPU"
+                for a in answered[:3]
+            )
+        lines.append(line)
     return lines
+
+
+def _computing(detail: str, cpu_s: float | None) -> str:
+    """ "computing" when a timeout's CPU was at least half its limit, else "not computing"
+    (starved on a busy core, or waiting on something of its own); "" for other forfeits."""
+    if cpu_s is None:
+        return ""
+    found = re.search(r"\(limit ([0-9.]+) s\)", detail)
+    if found is None:
+        return ""
+    return "computing" if cpu_s >= 0.5 * float(found[1]) else "not computing"
 
 
 def evidence_lines(result: MatchRecord) -> list[str]:

@@ -101,10 +101,10 @@ class PlayerStats:
             if self.timed_decisions
             else 0.0,
             max_decision_us=self.latency_ns_max / 1e3,
-            max_decision_cpu_ms=self.slowest_cpu_ns / 1e6 if self.slowest_cpu_ns >= 0 else None,
+            max_decision_cpu_ms=round(self.slowest_cpu_ns / 1e6, 3) if self.slowest_cpu_ns >= 0 else None,
             slow_answers=self.slow_answers,
             slow_answer_details=[
-                SlowAnswer(wall / 1e6, cpu / 1e6 if cpu >= 0 else None, timed_out)
+                SlowAnswer(round(wall / 1e6, 3), round(cpu / 1e6, 3) if cpu >= 0 else None, timed_out)
                 for wall, cpu, timed_out in self.slow_details
             ],
             first_answer_ms=self.first_answer_ns_max / 1e6,

@@ -517,10 +517,10 @@ def _md_close_calls(standings: Standings) -> list[str]:
         "",
         "## Close to the time limit",
         "",
-        f"{matches} match{'es' * (matches != 1)} in which a bot answered within 80 % of the decision limit or "
-        "timed out: the one result a slower or busier machine could change. CPU near the wall time: the bot "
-        "was computing; far below it: it was waiting (a busy machine, say). "
-        "`referee tournament --resume DIR --rerun-close` plays them again.",
+        f"{matches} match{'es' * (matches != 1)} in which a bot took 80% of the decision limit or more to "
+        "answer, or timed out: the one result a slower or busier machine could change. CPU near the wall "
+        "time: the bot was computing; far below it: it was not (starved on a busy machine, or waiting on "
+        "something of its own). `referee tournament --resume DIR --rerun-close` plays them again.",
         "",
     ]
     lines += [f"- {_md(c.match)}, {_md(c.bot)}: {_md(c.detail)}" for c in calls[:CLOSE_CALLS_SHOWN]]
@@ -602,6 +602,19 @@ def print_standings(standings: Standings, console: Console, top: int | None = No
         console.print(Text(printable("SPRT " + line)))
     if standings.bracket_text:
         console.print(Text(printable_lines(standings.bracket_text)))
+    if standings.notes:
+        said = ", ".join(f"{n.bot} {sum(n.notes.values())}" for n in standings.notes)
+        console.print(
+            Text(printable(f"notes the bots wrote about their own play: {said} (standings.md, Notes)"))
+        )
+    if standings.close_calls:
+        matches = len({c.match for c in standings.close_calls})
+        console.print(
+            Text(
+                f"{matches} match{'es' * (matches != 1)} close to the time limit (standings.md; "
+                "--resume DIR --rerun-close plays them again)"
+            )
+        )
 
 
 def _ranked_table(

@@ -355,14 +355,14 @@ def _no_standing() -> MatchRecord:
 
 
 def near_limit_detail(bot: BotFigures, limit_us: float) -> str:
-    """``2 timeouts, 3 answers ≥ 80% of the limit; slowest: 998 ms wall / 12 ms CPU
-    (timeout), … (limit 1000 ms)``."""
+    """``limit 1000 ms: 2 timeouts; 3 answers took ≥ 80% of it (timeouts included);
+    slowest: 998 ms wall / 12 ms CPU (timeout), …``."""
     timeouts = bot.forfeits.get("timeout", 0)
     parts = []
     if timeouts:
         parts.append(f"{timeouts} timeout{'s' * (timeouts != 1)}")
     if bot.slow_answers:
-        parts.append(f"{bot.slow_answers} answers ≥ {NEAR_LIMIT:.0%} of the limit (timeouts included)")
+        parts.append(f"{bot.slow_answers} answers took ≥ {NEAR_LIMIT:.0%} of it (timeouts included)")
     elif not timeouts:
         parts.append(f"slowest answer {bot.max_decision_us / 1e3:.0f} ms")
     worst = sorted(bot.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
@@ -376,7 +376,7 @@ def near_limit_detail(bot: BotFigures, limit_us: float) -> str:
                 for a in worst
             )
         )
-    return "; ".join(parts) + f" (limit {limit_us / 1e3:.0f} ms)"
+    return f"limit {limit_us / 1e3:.0f} ms: " + "; ".join(parts)
 
 
 def _result_line(record: MatchRecord) -> str:

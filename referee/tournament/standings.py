@@ -62,6 +62,7 @@ did not are listed apart and not ranked.
 
 from __future__ import annotations
 
+import contextlib
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -71,7 +72,7 @@ from typing import Any
 import msgspec
 
 from referee import games
-from referee.core.records import GameForfeit, MatchRecord
+from referee.core.records import GameForfeit, MatchRecord, SlowAnswer
 from referee.games import Standing
 from referee.match.scoreboard import add_notes
 from referee.stats.sprt import SprtResult
@@ -287,7 +288,12 @@ class CloseCall(msgspec.Struct, kw_only=True):
 
     bot: str
     match: str
+    #: In words: the limit, the timeouts, the slow answers, the slowest with their CPU.
     detail: str
+    #: From the match's record: its answers that took 80 % of the limit or more
+    #: (timeouts included), and the slowest three with their wall and CPU time.
+    slow_answers: int = 0
+    slowest: list[SlowAnswer] = []
 
 
 class WorkerFigures(msgspec.Struct, kw_only=True):
@@ -880,6 +886,7 @@ class _NotedRecord(msgspec.Struct):
 
 
 _decode_noted = msgspec.json.Decoder(_NotedRecord).decode
+_decode_match = msgspec.json.Decoder(MatchRecord).decode
 
 
 def _notes(
@@ -925,11 +932,19 @@ def _close_calls(conn: sqlite3.Connection) -> list[CloseCall]:
     """The ``near-limit`` events of done matches (a match played again drops its old
     ones only when it is done again: the latest per bot and match is kept)."""
     rows = conn.execute(
-        """SELECT e.bot, e.match_key, e.detail FROM events e JOIN matches m ON m.key = e.match_key
+        """SELECT e.bot, e.match_key, e.detail, m.record FROM events e JOIN matches m ON m.key = e.match_key
            WHERE e.kind = 'near-limit' AND m.status = 'done' ORDER BY m.id, e.id"""
     ).fetchall()
-    latest = {(bot, key): detail for bot, key, detail in rows}
-    return [CloseCall(bot=bot, match=key, detail=detail) for (bot, key), detail in latest.items()]
+    latest = {(bot, key): (detail, record) for bot, key, detail, record in rows}
+    calls = []
+    for (bot, key), (detail, record) in latest.items():
+        call = CloseCall(bot=bot, match=key, detail=detail)
+        with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError, KeyError, TypeError):
+            figures = _decode_match(record).player(bot)
+            call.slow_answers = figures.slow_answers
+            call.slowest = sorted(figures.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
+        calls.append(call)
+    return calls
 
 
 def _workers(conn: sqlite3.Connection) -> list[WorkerFigures] | None:
