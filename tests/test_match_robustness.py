@@ -385,7 +385,7 @@ def test_the_table_says_how_many_more_forfeits_there_are(tmp_path):
     zero = bot(tmp_path, "zero", "import sys\nfor line in sys.stdin:\n    print(0, flush=True)\n")
     done = referee("match", zero, COMPETENT, "--games", "30", "--no-pin")
     assert "zero: illegal ×20 at game 0 decision" in done.stdout, done.stdout
-    assert "zero: 10 more forfeits (counted above; the summary, --json, details the first 20" in done.stdout
+    assert "zero: 10 more forfeits, counted in the table (--json details the first 20" in done.stdout
     assert "position:" in done.stdout and "reply:" in done.stdout
 
 
