@@ -503,8 +503,14 @@ def test_procs_paths_let_a_child_join_by_itself(make_cg):
     code = f"import sys; sys.path.insert(0, {str(MODULE.parent)!r}); import cgroups; cgroups.join({paths!r})"
     p = subprocess.Popen([PY, "-I", "-S", "-c", code + "; import time; time.sleep(60)"])
     try:
+        # The child joins one hierarchy after another (cgroup v1 has several): wait for all.
+        def joined() -> bool:
+            return cg.pids() == [p.pid] and all(
+                Path(path).read_text().split() == [str(p.pid)] for path in paths
+            )
+
         deadline = time.monotonic() + 5
-        while cg.pids() != [p.pid] and time.monotonic() < deadline:
+        while not joined() and time.monotonic() < deadline:
             time.sleep(0.01)
         assert cg.pids() == [p.pid]
         for path in paths:
