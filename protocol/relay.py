@@ -44,12 +44,11 @@ from __future__ import annotations
 import json
 import re
 
+from protocol.notes import NAMES_MAX, clean_text, is_name
+
 VERSION = 1
 #: Names: what results and other players see.
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,40}")
-#: A bot's note's name (protocol.notes), as text, and what malformed notes count under.
-NOTE_NAME = NAME
-MALFORMED_NOTES = "(malformed)"
 #: Bytes a relay line may add to the game's longest line.
 OVERHEAD = 64
 
@@ -162,17 +161,12 @@ def parse_stopped(rest: bytes) -> tuple[float, int, dict[str, int], dict[str, st
         if not isinstance(counts, dict) or not isinstance(texts, dict):
             raise RelayError('stopped: NOTES is not {"n": {...}, "e": {...}}')
         for name, count in counts.items():
-            # type() is int: a JSON true is an int to isinstance, and no count.
-            if (
-                (name == MALFORMED_NOTES or NOTE_NAME.fullmatch(name))
-                and type(count) is int
-                and 0 < count <= NOTE_COUNT_MAX
-                and len(notes) < 64
-            ):
+            ok = type(count) is int and 0 < count <= NOTE_COUNT_MAX  # a JSON true is no count
+            if ok and isinstance(name, str) and is_name(name) and len(notes) < NAMES_MAX:
                 notes[name] = count
         for name, text in texts.items():
             if name in notes and isinstance(text, str):
-                examples[name] = "".join(c if c.isprintable() else "?" for c in text[:200])
+                examples[name] = clean_text(text)
     return *usage, notes, examples
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import sys
 
+from protocol.notes import by_count
 from referee.core.limits import NEAR_LIMIT, MiB
 from referee.core.records import MatchRecord
 from referee.core.verdict import Forfeit, cpu_note, printable, split_cpu_note
@@ -76,8 +77,11 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
         # Timeouts differ by their CPU figure: grouped apart as computing or not, which is
         # what the figure tells (docs/limits-and-verdicts.md).
         groups: dict[tuple[str, str, str], list[Forfeit]] = {}
+        cpus_of: dict[int, float] = {}  # id(forfeit) -> its CPU figure, where it has one
         for f in p.forfeit_details:
             text, cpu_s = split_cpu_note(f.detail)
+            if cpu_s is not None:
+                cpus_of[id(f)] = cpu_s
             groups.setdefault((f.verdict.value, text, _computing(text, cpu_s)), []).append(f)
         shown = 0
         for (verdict, detail, computing), group in list(groups.items())[:FORFEITS_SHOWN]:
@@ -86,12 +90,10 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
             ]
             where = ", ".join(places[:4]) + (f" and {len(places) - 4} more" if len(places) > 4 else "")
             times = f" ×{len(group)}" if len(group) > 1 else ""
-            cpus = [c for c in (split_cpu_note(f.detail)[1] for f in group) if c is not None]
+            cpus = [cpus_of[id(f)] for f in group if id(f) in cpus_of]
             if cpus:  # timeouts: the CPU each used while it was waited for
                 low, high = min(cpus), max(cpus)
-                detail += (
-                    cpu_note(low) if low == high else f"; it used {low:.3g}–{high:.3g} s of CPU meanwhile"
-                ) + f" ({computing})"
+                detail += cpu_note(low, high) + f" ({computing})"
             say(f"  {p.name}: {verdict}{times} at {where}: {detail}")
             first = group[0]
             if first.position is not None:
@@ -130,7 +132,7 @@ def note_lines(result: MatchRecord) -> list[str]:
     for p in result.players:
         if not p.notes:
             continue
-        ranked = sorted(p.notes.items(), key=lambda item: (-item[1], item[0]))
+        ranked = by_count(p.notes)
         lines.append(f"  {p.name}: notes (its own word about its play): {sum(p.notes.values())}")
         for name, count in ranked[:NOTES_SHOWN]:
             example = p.note_examples.get(name)
@@ -154,12 +156,7 @@ def slow_lines(result: MatchRecord) -> list[str]:
             "(timeouts included)"
         )
         if answered:
-            line += "; the slowest answered: " + ", ".join(
-                f"{a.wall_ms:.0f} ms wall / "
-                + ("? ms" if a.cpu_ms is None else f"{a.cpu_ms:.0f} ms")
-                + " CPU"
-                for a in answered[:3]
-            )
+            line += "; the slowest answered: " + ", ".join(a.describe() for a in answered[:3])
         lines.append(line)
     return lines
 

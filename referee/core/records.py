@@ -88,6 +88,11 @@ class SlowAnswer(msgspec.Struct, frozen=True, omit_defaults=True):
     #: It was a timeout (no answer within the limit): ``wall_ms`` is how long it was waited for.
     timeout: bool = False
 
+    def describe(self) -> str:
+        """``998 ms wall / 12 ms CPU``, and `` (timeout)`` after a timeout."""
+        cpu = "?" if self.cpu_ms is None else f"{self.cpu_ms:.0f}"
+        return f"{self.wall_ms:.0f} ms wall / {cpu} ms CPU" + (" (timeout)" if self.timeout else "")
+
 
 class BotFigures(msgspec.Struct, omit_defaults=False):
     """One bot's results and resource figures over a match (right mid-match too)."""

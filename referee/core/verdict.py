@@ -91,9 +91,11 @@ def printable(text: str) -> str:
 _CPU_NOTE = re.compile(r"; it used ([0-9.e+-]+) s of CPU meanwhile")
 
 
-def cpu_note(cpu_s: float) -> str:
-    """What a timeout's detail says of the CPU the bot used while it was waited for."""
-    return f"; it used {cpu_s:.3g} s of CPU meanwhile"
+def cpu_note(cpu_s: float, most_s: float | None = None) -> str:
+    """What a timeout's detail says of the CPU the bot used while it was waited for (a
+    range, from ``cpu_s`` to ``most_s``, for several timeouts shown together)."""
+    used = f"{cpu_s:.3g}" if most_s is None or most_s == cpu_s else f"{cpu_s:.3g}–{most_s:.3g}"
+    return f"; it used {used} s of CPU meanwhile"
 
 
 def split_cpu_note(detail: str) -> tuple[str, float | None]:

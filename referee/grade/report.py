@@ -95,6 +95,7 @@ from urllib.parse import quote
 
 import msgspec
 
+from protocol.notes import by_count
 from referee.grade.model import (
     OK,
     SKIPPED,
@@ -791,7 +792,7 @@ def _note_blocks(step: QualifyStep | CompeteStep) -> list[Block]:
     student's decisions, for one (docs/adapters.md)."""
     if not step.notes:
         return []
-    ranked = sorted(step.notes.items(), key=lambda item: (-item[1], item[0]))
+    ranked = by_count(step.notes)
     rows: list[list[Line]] = [
         [[_code(name)], [str(count)], [_cut(step.note_examples.get(name, ""))]]
         for name, count in ranked[:_MAX_ROWS]

@@ -5,10 +5,10 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from protocol import notes
 from referee.core.records import BotFigures, GameRecord, SlowAnswer
 from referee.core.verdict import Forfeit
-from referee.seats import SeatUsage
-from referee.seats._abc import SLOW_KEPT
+from referee.seats import SLOW_KEPT, SeatUsage
 
 #: How many forfeits per player are kept with full details in the summary.
 FORFEIT_DETAILS_KEPT = 20
@@ -63,8 +63,8 @@ class PlayerStats:
         if used.slow_answers:
             self.slow_answers += used.slow_answers
             self.slow_details += used.slow_details[: SLOW_KEPT - len(self.slow_details)]
-        if used.note_count:
-            add_notes(self.notes, self.note_examples, used.notes, used.note_examples)
+        if used.notes:
+            notes.merge(self.notes, self.note_examples, used.notes, used.note_examples)
 
     def count_forfeit(self, forfeit: Forfeit) -> None:
         key = forfeit.verdict.value
@@ -75,7 +75,7 @@ class PlayerStats:
     def with_usage(self, used: SeatUsage) -> PlayerStats:
         """A copy with a live seat's figures folded in (for a mid-match report)."""
         live = copy.copy(self)
-        if used.note_count:  # folded into copies, not into these totals
+        if used.notes:  # folded into copies, not into these totals
             live.notes, live.note_examples = dict(self.notes), dict(self.note_examples)
         if used.slow_answers:
             live.slow_details = list(self.slow_details)
@@ -115,16 +115,6 @@ class PlayerStats:
             notes=dict(sorted(self.notes.items())),
             note_examples=dict(sorted(self.note_examples.items())),
         )
-
-
-def add_notes(
-    counts: dict[str, int], examples: dict[str, str], more: dict[str, int], more_examples: dict[str, str]
-) -> None:
-    """Add one life's (or match's) notes to totals: counts summed, first examples kept."""
-    for name, count in more.items():
-        counts[name] = counts.get(name, 0) + count
-    for name, text in more_examples.items():
-        examples.setdefault(name, text)
 
 
 def tally_game(record: GameRecord, stats_by_name: dict[str, PlayerStats]) -> None:

@@ -28,7 +28,6 @@ from typing import Any, ClassVar, Protocol
 import msgspec
 import trio
 
-from protocol.notes import NoteReader
 from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
 from referee.core.verdict import Verdict
@@ -48,9 +47,8 @@ class SeatUsage(msgspec.Struct, frozen=True):
     #: Whether any line came back (a faulty one too): a seat that died without one
     #: failed to start.
     answered: bool = False
-    #: The bot's notes about its own play (:mod:`protocol.notes`): how many in all, by
-    #: name, and each name's first text.  Copies: a later reading does not change them.
-    note_count: int = 0
+    #: The bot's notes about its own play (:mod:`protocol.notes`), by name, and each
+    #: name's first text.  Copies: a later reading does not change them.
     notes: dict[str, int] = {}
     note_examples: dict[str, str] = {}
     #: The CPU the bot's process tree used during its slowest answer (the one of
@@ -67,12 +65,12 @@ class SeatUsage(msgspec.Struct, frozen=True):
 SLOW_KEPT = 20
 
 
-def notes_usage(reader: NoteReader) -> dict[str, Any]:
-    """``SeatUsage``'s note fields from a :class:`~protocol.notes.NoteReader` (copied):
-    nothing at all while the bot has written none, the common case."""
-    if not reader.total:
+def notes_usage(counts: dict[str, int], examples: dict[str, str]) -> dict[str, Any]:
+    """``SeatUsage``'s note fields, copied: nothing at all while the bot has written
+    none, the common case."""
+    if not counts:
         return {}
-    return {"note_count": reader.total, "notes": dict(reader.counts), "note_examples": dict(reader.examples)}
+    return {"notes": dict(counts), "note_examples": dict(examples)}
 
 
 class Seat(abc.ABC):

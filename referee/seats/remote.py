@@ -28,7 +28,7 @@ from protocol import relay
 from referee.core.limits import Limits
 from referee.core.verdict import BotFault, Verdict
 from referee.remote.wire import Wire
-from referee.seats._abc import Seat, SeatUsage
+from referee.seats._abc import Seat, SeatUsage, notes_usage
 
 #: Seconds added to every time limit of a remote seat for the network's round trip and
 #: the relay: a lost packet's retransmission (~0.2-1 s) must not cost a game.
@@ -381,9 +381,7 @@ class RemoteSeat(Seat):
             latency_ns_max=self._think_max,
             first_answer_ns=self._first_ns,
             answered=self._answered,
-            note_count=sum(self._notes.values()),
-            notes=dict(self._notes),
-            note_examples=dict(self._note_examples),
+            **notes_usage(self._notes, self._note_examples),
         )
 
     # ------------------------------------------------------------------ inside

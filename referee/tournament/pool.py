@@ -35,8 +35,7 @@ import trio
 from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
 from referee.core.verdict import BotFault, Verdict
-from referee.seats import Seat, SeatFactory, SeatUsage
-from referee.seats._abc import SLOW_KEPT
+from referee.seats import SLOW_KEPT, Seat, SeatFactory, SeatUsage
 
 
 class _Charge:
@@ -51,7 +50,6 @@ class _Charge:
         "first_answer_ns",
         "latency_ns_max",
         "latency_ns_total",
-        "note_count",
         "note_examples",
         "notes",
         "peak",
@@ -68,7 +66,6 @@ class _Charge:
         self.latency_ns_max = 0
         self.first_answer_ns = 0
         self.answered = False
-        self.note_count = 0
         self.slowest_cpu_ns = -1
         self.slow_answers = 0
         self.slow_details: list[tuple[int, int, bool]] = []
@@ -92,12 +89,11 @@ class _Charge:
         if mark.decisions == 0:  # the process's first answer fell in this stretch
             self.first_answer_ns = max(self.first_answer_ns, now.first_answer_ns)
         self.answered = self.answered or now.answered
-        if now.note_count != mark.note_count:  # rare: most bots write no notes
+        if now.notes != mark.notes:  # rare: most bots write no notes (two empty dicts)
             for name, count in now.notes.items():
                 more = count - mark.notes.get(name, 0)
                 if more > 0:
                     self.notes[name] = self.notes.get(name, 0) + more
-                    self.note_count += more
                     if name in now.note_examples:
                         self.note_examples.setdefault(name, now.note_examples[name])
 
@@ -113,7 +109,6 @@ class _Charge:
             slowest_cpu_ns=self.slowest_cpu_ns,
             slow_answers=self.slow_answers,
             slow_details=list(self.slow_details),
-            note_count=self.note_count,
             notes=dict(self.notes),
             note_examples=dict(self.note_examples),
         )

@@ -54,6 +54,7 @@ from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 
+from protocol.notes import by_count
 from referee.core.limits import MiB
 from referee.core.verdict import printable, split_cpu_note
 from referee.sinks.files import write_atomically
@@ -547,7 +548,7 @@ def notes_markdown(entries: Sequence[BotNotes]) -> list[str]:
     for entry in entries:
         total = sum(entry.notes.values())
         lines += ["", f"### {_md(entry.bot)}: {total} in {entry.matches} matches", ""]
-        for name, count in sorted(entry.notes.items(), key=lambda item: (-item[1], item[0])):
+        for name, count in by_count(entry.notes):
             example = entry.examples.get(name)
             lines.append(f"- {_md(name)} ×{count}" + (f" — first: {_md(example)}" if example else ""))
     return lines

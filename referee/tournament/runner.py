@@ -367,15 +367,7 @@ def near_limit_detail(bot: BotFigures, limit_us: float) -> str:
         parts.append(f"slowest answer {bot.max_decision_us / 1e3:.0f} ms")
     worst = sorted(bot.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
     if worst:
-        parts.append(
-            "slowest: "
-            + ", ".join(
-                f"{a.wall_ms:.0f} ms wall / "
-                + ("? CPU" if a.cpu_ms is None else f"{a.cpu_ms:.0f} ms CPU")
-                + (" (timeout)" if a.timeout else "")
-                for a in worst
-            )
-        )
+        parts.append("slowest: " + ", ".join(a.describe() for a in worst))
     return f"limit {limit_us / 1e3:.0f} ms: " + "; ".join(parts)
 
 

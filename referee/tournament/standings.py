@@ -62,7 +62,6 @@ did not are listed apart and not ranked.
 
 from __future__ import annotations
 
-import contextlib
 import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -71,10 +70,10 @@ from typing import Any
 
 import msgspec
 
+from protocol import notes as notes_wire
 from referee import games
 from referee.core.records import GameForfeit, MatchRecord, SlowAnswer
 from referee.games import Standing
-from referee.match.scoreboard import add_notes
 from referee.stats.sprt import SprtResult
 from referee.tournament.config import ConfigError, TournamentConfig, rounds_of
 from referee.tournament.formats import DoubleElimination, Format, MatchOutcome, Swiss, Tables
@@ -421,8 +420,10 @@ class Cache:
         self.details: dict[tuple[int, str], list[FaultDetail]] = {}
         self.formats: dict[tuple[str, ...], Format | None] = {}
         self.played: dict[int, tuple[int, Played]] = {}
-        #: Done matches' notes per match id and attempt (a record never changes after).
+        #: Done matches' notes per match id and attempt (a record never changes after),
+        #: and the slow answers of those with close calls.
         self.notes: dict[tuple[int, int], list[_NotedFigures]] = {}
+        self.slow: dict[tuple[int, int], list[_SlowFigures]] = {}
 
 
 @dataclass(slots=True)
@@ -870,7 +871,7 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
         ratings_problem=ratings_problem,
         workers=_workers(conn),
         notes=_notes(conn, [m for m in matches if m.status == "done"], ranked, cache),
-        close_calls=_close_calls(conn),
+        close_calls=_close_calls(conn, cache),
         **extras,
     )
 
@@ -886,7 +887,19 @@ class _NotedRecord(msgspec.Struct):
 
 
 _decode_noted = msgspec.json.Decoder(_NotedRecord).decode
-_decode_match = msgspec.json.Decoder(MatchRecord).decode
+
+
+class _SlowFigures(msgspec.Struct):
+    name: str
+    slow_answers: int = 0
+    slow_answer_details: list[SlowAnswer] = []
+
+
+class _SlowRecord(msgspec.Struct):
+    players: list[_SlowFigures]
+
+
+_decode_slow = msgspec.json.Decoder(_SlowRecord).decode
 
 
 def _notes(
@@ -923,26 +936,34 @@ def collect_notes(matches: Iterable[Iterable[Any]], ranked: Sequence[str]) -> li
                 figures.name, BotNotes(bot=figures.name, notes={}, examples={}, matches=0)
             )
             entry.matches += 1
-            add_notes(entry.notes, entry.examples, figures.notes, figures.note_examples)
+            notes_wire.merge(entry.notes, entry.examples, figures.notes, figures.note_examples)
     place = {bot: i for i, bot in enumerate(ranked)}
     return sorted(found.values(), key=lambda n: (place.get(n.bot, len(place)), n.bot))
 
 
-def _close_calls(conn: sqlite3.Connection) -> list[CloseCall]:
+def _close_calls(conn: sqlite3.Connection, cache: Cache) -> list[CloseCall]:
     """The ``near-limit`` events of done matches (a match played again drops its old
-    ones only when it is done again: the latest per bot and match is kept)."""
+    ones only when it is done again: the latest per bot and match is kept), with the
+    slow answers from each match's record, decoded once per cache."""
     rows = conn.execute(
-        """SELECT e.bot, e.match_key, e.detail, m.record FROM events e JOIN matches m ON m.key = e.match_key
+        """SELECT e.bot, e.match_key, e.detail, m.id, m.attempts FROM events e
+           JOIN matches m ON m.key = e.match_key
            WHERE e.kind = 'near-limit' AND m.status = 'done' ORDER BY m.id, e.id"""
     ).fetchall()
-    latest = {(bot, key): (detail, record) for bot, key, detail, record in rows}
+    latest = {(bot, key): (detail, (match_id, attempts)) for bot, key, detail, match_id, attempts in rows}
     calls = []
-    for (bot, key), (detail, record) in latest.items():
+    for (bot, key), (detail, match) in latest.items():
+        if match not in cache.slow:
+            (record,) = conn.execute("SELECT record FROM matches WHERE id = ?", (match[0],)).fetchone()
+            try:
+                cache.slow[match] = _decode_slow(record).players
+            except (msgspec.ValidationError, msgspec.DecodeError, TypeError):
+                cache.slow[match] = []
         call = CloseCall(bot=bot, match=key, detail=detail)
-        with contextlib.suppress(msgspec.ValidationError, msgspec.DecodeError, KeyError, TypeError):
-            figures = _decode_match(record).player(bot)
-            call.slow_answers = figures.slow_answers
-            call.slowest = sorted(figures.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
+        for figures in cache.slow[match]:
+            if figures.name == bot:
+                call.slow_answers = figures.slow_answers
+                call.slowest = sorted(figures.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
         calls.append(call)
     return calls
 
