@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -182,8 +183,10 @@ def test_srand_is_the_adapters_and_follows_the_seed(tmp_path):
     before Init, from --seed (else $DICE_POKER_SEED, else 1, C's own default)."""
     bot = build(tmp_path, LOGGING, "logging")
 
-    def first_rand(*args: str, seed_env: str | None = None) -> str:
+    def first_rand(*args: str, seed_env: str | None = None, referee_seed: str | None = None) -> str:
         env = {} if seed_env is None else {"DICE_POKER_SEED": seed_env}
+        if referee_seed is not None:
+            env["REFEREE_SEED"] = referee_seed
         done = subprocess.run(
             [str(bot), *args], input="", capture_output=True, text=True, timeout=10, env=env
         )
@@ -195,6 +198,36 @@ def test_srand_is_the_adapters_and_follows_the_seed(tmp_path):
     assert first_rand("--seed", "2") != default
     assert first_rand("--seed", "2") == first_rand(seed_env="2")
     assert first_rand("--seed", "3", seed_env="2") == first_rand("--seed=3")
+    # The referee's seed ($REFEREE_SEED) is the default; the organiser's overrides it.
+    assert first_rand(referee_seed="2") == first_rand("--seed", "2")
+    assert first_rand("--seed", "3", referee_seed="2") == first_rand(seed_env="3", referee_seed="2")
+    assert first_rand("--seed", "3") != first_rand(referee_seed="2")
+
+
+def test_the_referee_seeds_each_bots_srand(tmp_path):
+    """Issue 15: "srand is seeded by the referee".  Each bot process gets $REFEREE_SEED,
+    from the match seed and its name (referee.core.seeding.bot_seed); the adapter seeds
+    rand() from it, so the same match seed gives the same srand, and another seed another."""
+    from referee.core.seeding import bot_seed
+
+    bot = build(tmp_path, LOGGING, "logging")
+    seen = {}
+    for seed in (7, 8):
+        folder = tmp_path / f"seed{seed}"
+        folder.mkdir()
+        match(
+            folder,
+            str(bot),
+            f"{sys.executable} {ROOT / 'sample_players/dice_poker/always_call.py'}",
+            games=2,
+            seed=seed,
+        )
+        said = (folder / "stderr" / "logging.stderr").read_text()
+        found = re.search(r"srand\((\d+)\)", said)
+        assert found, said
+        seen[seed] = int(found[1])
+        assert seen[seed] == bot_seed(seed, "logging")
+    assert seen[7] != seen[8]
 
 
 TWO = r"""

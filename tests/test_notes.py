@@ -374,3 +374,18 @@ def test_a_stopped_lines_notes_fit_the_servers_line_limit() -> None:
         with pytest.raises(relay.RelayError):
             relay.parse_stopped(b"0.1 5 " + bad)
     assert relay.parse_stopped(b'0.1 5 {"n":{"a":true,"b":2,"c":99999999999999999999}}')[2] == {"b": 2}
+
+
+def test_a_tournament_long_bot_gets_its_seed_from_the_tournament(tmp_path: Path) -> None:
+    """$REFEREE_SEED (issue 15: "srand is seeded by the referee") for a bot that lives for
+    the whole tournament: from the tournament's seed and its name, in every match."""
+    from referee.core.seeding import bot_seed
+
+    source = NOTING_CALLER.format(root=str(ROOT)).replace(
+        'note("asked", line.decode().strip())',
+        'note("seed", __import__("os").environ.get("REFEREE_SEED", "none"))',
+    )
+    assert 'note("seed"' in source
+    out = dice_poker_cup(tmp_path, "seeder", source, games=4)
+    (entry,) = json.loads((out / "standings.json").read_text())["notes"]
+    assert entry["examples"] == {"seed": str(bot_seed(3, "seeder"))}

@@ -5,7 +5,8 @@
 // to a decision (state 0/1), "0" to information (state 2..5).
 //
 // Usage:  bot [--seed N] [--solution NAME]
-//   --seed N         srand(N) before Init (default: $DICE_POKER_SEED, else 1)
+//   --seed N         srand(N) before Init (default: $DICE_POKER_SEED, else the referee's
+//                    $REFEREE_SEED, else 1)
 //   --solution NAME  which SOLUTION to play when the file defines several
 //                    (matched against Name, then ShortName)
 #include "tournament.h"
@@ -183,6 +184,10 @@ int main(int argc, char **argv) {
     signal(SIGPIPE, SIG_IGN);  // a closed pipe is an exit, not a signal death
 
     unsigned seed = 1;  // what C's rand() uses when srand is never called
+    // The referee's seed for this bot (its match's, or its tournament's), unless the
+    // organiser names one: $DICE_POKER_SEED, then --seed.
+    const char *fromReferee = getenv("REFEREE_SEED");
+    if (fromReferee && *fromReferee && !parseSeed(fromReferee, &seed)) return usage("REFEREE_SEED is not a seed");
     const char *fromEnv = getenv("DICE_POKER_SEED");
     if (fromEnv && *fromEnv && !parseSeed(fromEnv, &seed)) return usage("DICE_POKER_SEED is not a seed");
     const char *wanted = 0;

@@ -13,6 +13,7 @@ number generators", OOPSLA 2014): a bijection of 64-bit words with full avalanch
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 #: Match seeds are the whole numbers below this (64 bits): each names its own deals.
@@ -36,6 +37,20 @@ def deal_seed(match_seed: int, deal: int) -> int:
     make two seeds play the same deals).
     """
     return deal_seeder(match_seed)(deal)
+
+
+#: The environment variable that carries :func:`bot_seed` to a bot's process.
+BOT_SEED_VAR = "REFEREE_SEED"
+
+
+def bot_seed(match_seed: int, name: str) -> int:
+    """A bot's own seed in the match seeded ``match_seed`` (``$REFEREE_SEED``; 32 bits,
+    so that C's ``srand`` and any language's integer take it): the same for the same
+    match seed and bot name, unrelated between bots.  The dice poker seed has the
+    organiser seed the students' ``rand()`` ("Do not call srand ..., that is our
+    responsibility"): its adapter does so from this."""
+    name_word = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
+    return deal_seeder(match_seed)(name_word) >> 32
 
 
 def deal_seeder(match_seed: int) -> Callable[[int], int]:

@@ -120,6 +120,9 @@ class Runner:
         self.per_tournament = game.lifetime is Lifetime.TOURNAMENT
         self.concurrency = settings.concurrency or default_concurrency(game)
         self._base = base_config(config)
+        #: What a session of bots that live for the whole tournament shares: the base,
+        #: with the tournament's seed (each bot's $REFEREE_SEED comes from it).
+        self._session_config = msgspec.structs.replace(self._base, seed=config.seed)
         self._sinks: dict[str, StoreSink] = {}
         self._specs: dict[str, MatchSpec] = {}
         self._stored: dict[str, MatchSpec] = {}
@@ -170,7 +173,7 @@ class Runner:
 
             opening = wire.OpenSession(
                 bots=[self.specs[b] for b in self.config.everyone],
-                config=self._base,
+                config=self._session_config,
                 stderr_dir=str(self.out / "stderr"),
                 slots=self.concurrency,
             )
@@ -181,7 +184,7 @@ class Runner:
             stderr_dir = self.out / "stderr"
             everyone = [self.specs[b] for b in self.config.everyone]
             executor: MatchExecutor | SessionExecutor = SessionExecutor(
-                everyone, self._base, self.concurrency, self.out / "workers", stderr_dir
+                everyone, self._session_config, self.concurrency, self.out / "workers", stderr_dir
             )
         elif self.settings.cluster is not None:
             from referee.tournament.cluster import ClusterExecutor

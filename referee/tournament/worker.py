@@ -145,7 +145,11 @@ async def _session(
 ) -> None:
     config = opening.config
     layer = sandbox.choose(config.sandbox)
-    make_seat = functools.partial(BotProcess, layer=layer, allow_root=config.allow_root_bots)
+    # The session's config carries the tournament's seed: each bot's $REFEREE_SEED for
+    # the life of its process, the same whichever match it starts in.
+    make_seat = functools.partial(
+        BotProcess, layer=layer, allow_root=config.allow_root_bots, seed=config.seed
+    )
 
     def restarted(bot: str, key: str | None, why: str) -> None:
         send(wire.Restarted(bot, key, why))

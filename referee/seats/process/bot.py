@@ -42,6 +42,7 @@ from protocol.lines import show
 from protocol.notes import NoteReader
 from referee.core.botspec import BotSpec
 from referee.core.limits import NEAR_LIMIT, Limits
+from referee.core.seeding import BOT_SEED_VAR, bot_seed
 from referee.core.verdict import BotFault, Verdict, cpu_note
 from referee.seats import SLOW_KEPT, Seat, SeatUsage, notes_usage
 from referee.seats.process import sandbox
@@ -169,8 +170,11 @@ class BotProcess(Seat):
         layer: sandbox.Layer = sandbox.Layer.RLIMITS,
         allow_root: bool = False,
         monitor: Monitor | None = None,
+        seed: int | None = None,
     ) -> None:
         self.spec = spec
+        #: The match's (or tournament's) seed: the bot gets its own, ``$REFEREE_SEED``.
+        self.seed = seed
         #: What samples its CPU and memory: its nursery's shared monitor unless one is given.
         self._monitor = monitor
         self.layer = layer
@@ -251,6 +255,8 @@ class BotProcess(Seat):
         self._workdir = tempfile.mkdtemp(prefix=f"referee-{os.getpid()}-{spec.name}-")
         os.chmod(self._workdir, 0o700)
         env, self._token = sandbox.bot_environment(self._workdir, spec.home)
+        if self.seed is not None:
+            env[BOT_SEED_VAR] = str(bot_seed(self.seed, spec.name))
         try:
             jail = sandbox.jail(
                 spec.argv,
