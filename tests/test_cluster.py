@@ -481,3 +481,37 @@ def test_more_worker_processes_than_cores_is_no_failure(two_workers, tmp_path):
     assert any("not pinned to a core: no free core" in line for _, line in logs), logs
     bots = [BotSpec(name=n, argv=[BOTS[0]], home=str(YAHTZEE / "bin")) for n in ("a", "b")]
     assert play_on(client, extra, "extra", bots, tmp_path / "stderr") == pinning[extra]
+
+
+def test_a_worker_lost_while_the_pinning_plugin_is_sent_does_not_end_the_run(monkeypatch):
+    """CI saw it: a worker killed while the plugin was being sent closed the scheduler's
+    stream, and the tournament stopped.  The registration is tried again (bounded); a
+    scheduler that stays unreachable is still a one-line error."""
+    import distributed
+
+    from referee.tournament import cluster
+
+    class FlakyClient:
+        status = "running"
+
+        def __init__(self, *args, failures: int = 1, **kwargs) -> None:
+            self.calls = 0
+            self.failures = failures
+            self.closed = False
+
+        def register_plugin(self, plugin, name):
+            self.calls += 1
+            if self.calls <= self.failures:
+                raise OSError("Stream is closed")
+
+        def close(self) -> None:
+            self.closed = True
+
+    monkeypatch.setattr(distributed, "Client", FlakyClient)
+    client = cluster.connect("tcp://127.0.0.1:1")
+    assert client.calls == 2 and not client.closed
+    monkeypatch.setattr(distributed, "Client", lambda *a, **k: FlakyClient(failures=5))
+    with pytest.raises(
+        cluster.ClusterError, match="cannot set up the workers' core pinning: Stream is closed"
+    ):
+        cluster.connect("tcp://127.0.0.1:1")

@@ -46,6 +46,7 @@ import shutil
 import stat
 import tarfile
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -406,16 +407,24 @@ def connect(address: str) -> Any:
             client = Client(address, timeout=20)
         except OSError as exc:
             raise ClusterError(f"--cluster {address}: cannot reach the scheduler: {exc}") from None
-    try:
-        pin_workers(client)
-    except Exception as exc:  # the scheduler lost already, or a worker that cannot load the plugin
-        cluster = getattr(client, "cluster", None)
-        client.close()
-        if cluster is not None:
-            cluster.close()
-        raise ClusterError(
-            f"--cluster {address}: cannot set up the workers' core pinning: {one_line(exc)}"
-        ) from None
+    # A worker that dies while the plugin is sent to it fails the registration (the
+    # scheduler's stream closes): a tournament must outlive a lost worker, so try again —
+    # the plugin is idempotent, and workers that join later get it anyway.
+    for attempt in range(3):
+        try:
+            pin_workers(client)
+            break
+        except Exception as exc:  # the scheduler lost, or a worker lost or unable to load it
+            if attempt < 2 and client.status == "running":
+                time.sleep(0.5)
+                continue
+            cluster = getattr(client, "cluster", None)
+            client.close()
+            if cluster is not None:
+                cluster.close()
+            raise ClusterError(
+                f"--cluster {address}: cannot set up the workers' core pinning: {one_line(exc)}"
+            ) from None
     return client
 
 
