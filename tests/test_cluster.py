@@ -4,6 +4,7 @@ each worker process of a machine holds a core of its own (its bots with it)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -135,13 +136,15 @@ def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp
                 "--cluster", address]  # fmt: skip
         run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                stdin=subprocess.DEVNULL)  # fmt: skip
-        # Kill the worker process (not its nanny) that is playing a match: one with bots under it.
+        # Kill the worker process (not its nanny) that is playing a match: one with bots
+        # under it.  Any child is not enough: importing trio runs `ldconfig -p` (ctypes'
+        # find_library), so a worker loading the plugin has a child before it is pinned.
         victim = None
         deadline = time.monotonic() + 60
         while victim is None and time.monotonic() < deadline and run.poll() is None:
             for nanny in procs[1:]:
                 for child in psutil.Process(nanny.pid).children():
-                    if child.children(recursive=True):
+                    if runs_a_bot(child):
                         victim = child
                         break
             time.sleep(0.05)
@@ -362,6 +365,19 @@ async def test_a_different_build_is_refused_through_the_cluster(tmp_path):
 
 
 # ---------------------------------------------------------------------- one core per worker process
+
+
+def runs_a_bot(process: psutil.Process) -> bool:
+    """Whether one of ``BOTS`` runs under ``process`` (psutil errors: it does not)."""
+    try:
+        descendants = process.children(recursive=True)
+    except psutil.Error:
+        return False
+    for descendant in descendants:
+        with contextlib.suppress(psutil.Error):
+            if any(word in BOTS for word in descendant.cmdline()):
+                return True
+    return False
 
 
 def pinned_workers(address: str, count: int, gone: int | None = None) -> dict[int, Pinning]:
