@@ -400,3 +400,19 @@ async def test_a_round_robin_of_remote_players_resumes_where_it_stopped(tmp_path
     assert again.results == []
     with Store.read(tmp_path / "served") as store:
         assert sorted(store.done_keys()) == ["table-0001", "table-0002", "table-0003"]
+
+
+async def test_two_hellos_of_one_name_at_once_let_one_in(tmp_path):
+    """A name is one player: a second connection under a name already connected is
+    refused, and so is one whose hello arrives while the first is still being welcomed
+    (the welcome is awaited before the client is registered)."""
+    async with trio.open_nursery() as nursery:
+        server, port = await start_server(nursery, tmp_path, table_size=9)
+        streams = [await open_stream("127.0.0.1", port, None) for _ in range(3)]
+        for stream in streams:  # all sent before the server reads any
+            await stream.send_all(relay.hello("twin", None))
+        with trio.fail_after(10):
+            kinds = sorted([relay.split(await LineReader(s).line() or b"")[0] for s in streams])
+        assert kinds == ["refused", "refused", "welcome"], kinds
+        assert list(server.clients) == ["twin"] and [c.name for c in server.lobby] == ["twin"]
+        nursery.cancel_scope.cancel()

@@ -40,7 +40,10 @@ async def table(tmp_path: Path, players: list[dict], seed: int = 11) -> tuple[Se
         async with trio.open_nursery() as clients:
             for i, options in enumerate(players):
                 clients.start_soon(one, i, dict(options))
-                await trio.sleep(0.02)  # first come, first seated: a known order
+                # First come, first seated: the next logs in once this one is in the lobby.
+                with trio.fail_after(10):
+                    while len(server._seen) <= i:
+                        await trio.sleep(0.005)
     return server, transcripts
 
 
@@ -108,4 +111,32 @@ async def test_a_bad_login_is_refused_in_one_line(tmp_path):
         await stream.send_all(b"hello there\n")
         answer = await stream.receive_some(200)
         assert answer == b"refused expected: login NAME\n"
+        nursery.cancel_scope.cancel()
+
+
+async def test_logins_at_once_get_names_and_seat_ids_of_their_own(tmp_path):
+    """The answer to a login is awaited before the client joins the lobby: logins that
+    arrive together must still each get a name and a seat id of their own (the seed's
+    ``login NAME_<table>_<id>``; a name already taken gets a suffix)."""
+    config = ServeConfig(game="holdem", table_size=9, games=1, seed=1, tables=1, dialect="ppca")
+    server = Server(config, out=tmp_path / "served")
+    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+    port = listeners[0].socket.getsockname()[1]
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(server.run, listeners)
+        streams = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(4)]
+        for stream in streams:  # all sent before the server reads any
+            await stream.send_all(b"login same\n")
+        answers = []
+        with trio.fail_after(10):
+            for stream in streams:
+                answer = b""
+                while not answer.endswith(b"\n"):
+                    answer += await stream.receive_some(200)
+                answers.append(answer.decode().split()[1])
+        names = [a.rsplit("_", 2)[0] for a in answers]
+        ids = sorted(int(a.rsplit("_", 1)[1]) for a in answers)
+        assert len(set(names)) == 4 and "same" in names, answers
+        assert ids == [0, 1, 2, 3], answers
+        assert sorted(server.clients) == sorted(names)
         nursery.cancel_scope.cancel()

@@ -146,6 +146,9 @@ class Server:
         #: Everyone who connected in this run, by name (their last connection).
         self._seen: dict[str, Client] = {}
         self.lobby: list[Client] = []
+        #: Names whose login is being answered: the answer is awaited before the client
+        #: is registered, so two logins at once must not both take a name (or a seat id).
+        self._logging_in: set[str] = set()
         self.results: list[TableResult] = []
         self._lobby_changed = trio.Event()
         self._next_table = 1
@@ -293,14 +296,21 @@ class Server:
             await self._refuse(stream, f"{name} is not in this server's schedule")
             return None, b""
         old = self.clients.get(name)
-        if old is not None and old.connected:
+        if (old is not None and old.connected) or name in self._logging_in:
             await self._refuse(stream, f"{name} is already connected")
             return None, b""
-        with trio.move_on_after(LOGIN_S):
-            try:
-                await stream.send_all(relay.welcome(name, self.config.game, msgspec.to_builtins(self.limits)))
-            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                return None, b""
+        # Held until the caller registers the client (no checkpoint in between).
+        self._logging_in.add(name)
+        try:
+            with trio.move_on_after(LOGIN_S):
+                try:
+                    await stream.send_all(
+                        relay.welcome(name, self.config.game, msgspec.to_builtins(self.limits))
+                    )
+                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                    return None, b""
+        finally:
+            self._logging_in.discard(name)
         return Client(name, stream, self.limits.max_line_bytes), rest
 
     async def _login_ppca(
@@ -314,17 +324,21 @@ class Server:
             return None, b""
         wanted = re.sub(r"[^A-Za-z0-9_.-]", "_", words[1].decode("ascii", "replace"))[:32] or "player"
         name, n = wanted, 1
-        while name in self.clients or name in self._at_table:
+        while name in self.clients or name in self._at_table or name in self._logging_in:
             n += 1
             name = f"{wanted}-{n}"
-        waiting = sum(1 for c in self.lobby if c.connected)
+        # Logins still being answered are ahead of this one in the lobby.
+        waiting = sum(1 for c in self.lobby if c.connected) + len(self._logging_in)
         client = Client(name, stream, self.limits.max_line_bytes, parse=ppca_seat.parse_client_line)
         client.login = f"{name}_{self._next_table}_{waiting}"
+        self._logging_in.add(name)  # until the caller registers it (no checkpoint in between)
         try:
             with trio.fail_after(LOGIN_S):
                 await stream.send_all(b"login %s\n" % client.login.encode())
         except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             return None, b""
+        finally:
+            self._logging_in.discard(name)
         return client, rest
 
     @property
