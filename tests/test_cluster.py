@@ -122,10 +122,7 @@ def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp
                                "--dashboard-address", ":0"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                               env=env, start_new_session=True)]  # fmt: skip
     try:
-        deadline = time.monotonic() + 30
-        while not scheduler_file.exists() and time.monotonic() < deadline:
-            time.sleep(0.1)
-        address = json.loads(scheduler_file.read_text())["address"]
+        address = scheduler_address(scheduler_file)
         worker = [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1",
                   "--dashboard-address", ":0"]  # fmt: skip
         for _ in range(2):
@@ -291,10 +288,7 @@ def _dask(tmp_path: Path, name: str, env: dict[str, str]) -> tuple[list[subproce
          "--port", "0", "--dashboard-address", ":0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
     )]  # fmt: skip
-    deadline = time.monotonic() + 30
-    while not scheduler_file.exists() and time.monotonic() < deadline:
-        time.sleep(0.1)
-    address = json.loads(scheduler_file.read_text())["address"]
+    address = scheduler_address(scheduler_file)
     procs.append(subprocess.Popen(
         [sys.executable, "-m", "distributed.cli.dask_worker", address, "--nthreads", "1", "--dashboard-address", ":0"],
         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, start_new_session=True,
@@ -365,6 +359,18 @@ async def test_a_different_build_is_refused_through_the_cluster(tmp_path):
 
 
 # ---------------------------------------------------------------------- one core per worker process
+
+
+def scheduler_address(scheduler_file: Path) -> str:
+    """The address a ``dask scheduler`` writes to its scheduler file, once written whole
+    (the file exists, empty, while it is being written)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            return json.loads(scheduler_file.read_text())["address"]
+        except (OSError, ValueError, KeyError):
+            assert time.monotonic() < deadline, f"no scheduler address in {scheduler_file} after 30 s"
+            time.sleep(0.1)
 
 
 def runs_a_bot(process: psutil.Process) -> bool:

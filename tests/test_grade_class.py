@@ -259,7 +259,11 @@ def _solitaire(bot: _Bot, games: int, seed: int, timeout: float = 5.0) -> tuple[
         for _turn in range(13):
             dice, roll = [rng.randint(1, 6) for _ in range(5)], 1
             while True:
-                reply = bot.ask(wire.encode_position(card, opponent, dice, roll), timeout)
+                # The first answer includes the interpreter's start: never the short limit.
+                reply = bot.ask(
+                    wire.encode_position(card, opponent, dice, roll),
+                    timeout if answers else max(timeout, 5.0),
+                )
                 if reply is None:
                     return totals, answers, "timeout"
                 if reply == b"":

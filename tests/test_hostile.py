@@ -310,8 +310,8 @@ class Case:
 
 CASES = [
     Case("infinite loop, short decision limit", ("spin",), Verdict.TIMEOUT, detail="no reply in time"),
-    Case("infinite loop", ("spin",), Verdict.CPU, 2.5, CPU_LIMITS, detail="over its budget of 1 s"),
-    Case("two threads burning CPU", ("threads",), Verdict.CPU, 2.5, CPU_LIMITS, detail="budget of 1 s"),
+    Case("infinite loop", ("spin",), Verdict.CPU, 5.0, CPU_LIMITS, detail="over its budget of 1 s"),
+    Case("two threads burning CPU", ("threads",), Verdict.CPU, 5.0, CPU_LIMITS, detail="budget of 1 s"),
     Case("sleep", ("sleep",), Verdict.TIMEOUT),
     Case("pause()", ("pause",), Verdict.TIMEOUT),
     Case("SIGSTOP itself", ("sigstop",), Verdict.TIMEOUT, note="; SIGKILL ends a stopped process"),

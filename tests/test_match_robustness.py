@@ -47,6 +47,21 @@ def bot(tmp_path: Path, name: str, source: str) -> str:
     return f"{BOT_PYTHON} {path}"
 
 
+def running_under(pid: int, word: str) -> bool:
+    """Whether a process with ``word`` in its command line runs under ``pid``."""
+    try:
+        tree = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return False
+    for process in tree:
+        try:
+            if word in process.cmdline():
+                return True
+        except psutil.Error:
+            continue
+    return False
+
+
 # A Liar's Dice bot that reads its requests and never answers (like a mawk bot without
 # -W interactive, whose answers wait behind its buffered input).
 SILENT = "import sys\nfor line in sys.stdin:\n    pass\n"
@@ -129,7 +144,13 @@ def test_an_interrupt_while_a_bot_is_silent_ends_at_once(tmp_path):
         text=True,
         cwd=ROOT,
     )
-    time.sleep(2.5)
+    # Interrupted once the sleeper runs (not after a fixed delay: a loaded machine may
+    # still be importing, or preparing the match, which writes no summary).
+    script = str(tmp_path / "sleeper.py")
+    deadline = time.monotonic() + 30
+    while not running_under(run.pid, script) and time.monotonic() < deadline and run.poll() is None:
+        time.sleep(0.02)
+    assert running_under(run.pid, script), "the sleeper never started"
     sent = time.monotonic()
     run.send_signal(signal.SIGINT)
     _, stderr = run.communicate(timeout=30)

@@ -143,7 +143,8 @@ async def test_cpu_budget_is_enforced_over_the_tree():
     limits = Limits(startup_s=5.0, decision_s=10.0, cpu_s=1.0, exit_s=2.0)
     fault, bot, elapsed = await play("cpu", 1, limits=limits)
     assert fault.verdict is Verdict.CPU and "budget of 1 s" in fault.detail
-    assert bot.cpu_s >= 1.0 and elapsed < 3.0
+    # 1 CPU second takes more wall time when the suite's other worker shares the core.
+    assert bot.cpu_s >= 1.0 and elapsed < 6.0
 
 
 async def test_garbage_reply_is_returned_for_the_game_to_judge():

@@ -18,7 +18,8 @@ RANDOM = ROOT / "sample_players" / "yahtzee" / "random_player.py"
 COMPETENT = ROOT / "sample_players" / "yahtzee" / "bin" / "competent"
 
 # The C sample player (a copy in the bot's own folder: the sandbox shows it nothing
-# else), but its sixth answer of each match takes 0.35 s.
+# else), but its sixth answer of each match takes 1.7 s: 85 % of the 2 s limit, with
+# 0.3 s to spare for a loaded machine (the same answer must pass in both runs).
 SLOW = """
 import os, subprocess, sys, time
 here = os.path.dirname(os.path.abspath(__file__))
@@ -27,7 +28,7 @@ for i, line in enumerate(sys.stdin.buffer):
     inner.stdin.write(line); inner.stdin.flush()
     reply = inner.stdout.readline()
     if i == 5:
-        time.sleep(0.35)
+        time.sleep(1.7)
     sys.stdout.buffer.write(reply); sys.stdout.buffer.flush()
 """
 
@@ -50,7 +51,7 @@ def test_matches_near_the_limit_are_flagged_and_played_again_on_request(tmp_path
     out = tmp_path / "t"
     bots = [str(slow), str(RANDOM), f"python3 {ROOT / 'sample_players' / 'yahtzee' / 'greedy_player.py'}"]
     first = referee(*bots, "--game", "yahtzee", "--format", "round-robin", "--games", "2", "--seed", "4",
-                    "--decision-timeout", "0.4", "--out", str(out), "--quiet")  # fmt: skip
+                    "--decision-timeout", "2", "--out", str(out), "--quiet")  # fmt: skip
     assert first.returncode == 0, first.stderr
     with Store.read(out) as store:
         flagged = {key for _, _, bot, key, _ in store.events("near-limit") if bot == "slow"}
@@ -61,8 +62,8 @@ def test_matches_near_the_limit_are_flagged_and_played_again_on_request(tmp_path
     # on a busier machine the same bot would have timed out (unless it timed out here).
     for detail in details:
         found = re.search(r"slowest: (\d+) ms wall / (\d+) ms CPU", detail)
-        assert found and int(found[1]) >= 320 and int(found[2]) < 100, detail
-        assert detail.startswith("limit 400 ms: "), detail
+        assert found and int(found[1]) >= 1600 and int(found[2]) < 100, detail
+        assert detail.startswith("limit 2000 ms: "), detail
     standings = json.loads((out / "standings.json").read_text())["rows"]
     # The standings list them, for the organiser deciding on --rerun-close.
     calls = json.loads((out / "standings.json").read_text())["close_calls"]
