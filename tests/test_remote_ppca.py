@@ -100,13 +100,18 @@ async def test_stalling_vanishing_and_illegal_clients_are_folded_and_the_table_p
     assert folds, "the faults were told to the others as folds"
 
 
-async def test_a_bad_login_is_refused_in_one_line(tmp_path):
-    config = ServeConfig(game="holdem", table_size=2, games=1, seed=1, tables=1, dialect="ppca")
+async def serve_ppca(nursery: trio.Nursery, tmp_path: Path, table_size: int) -> tuple[Server, int]:
+    """A PPCA-dialect server of one table, serving in ``nursery``: (it, its port)."""
+    config = ServeConfig(game="holdem", table_size=table_size, games=1, seed=1, tables=1, dialect="ppca")
     server = Server(config, out=tmp_path / "served")
     listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-    port = listeners[0].socket.getsockname()[1]
+    nursery.start_soon(server.run, listeners)
+    return server, listeners[0].socket.getsockname()[1]
+
+
+async def test_a_bad_login_is_refused_in_one_line(tmp_path):
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(server.run, listeners)
+        _, port = await serve_ppca(nursery, tmp_path, table_size=2)
         stream = await trio.open_tcp_stream("127.0.0.1", port)
         await stream.send_all(b"hello there\n")
         answer = await stream.receive_some(200)
@@ -118,12 +123,8 @@ async def test_logins_at_once_get_names_and_seat_ids_of_their_own(tmp_path):
     """The answer to a login is awaited before the client joins the lobby: logins that
     arrive together must still each get a name and a seat id of their own (the seed's
     ``login NAME_<table>_<id>``; a name already taken gets a suffix)."""
-    config = ServeConfig(game="holdem", table_size=9, games=1, seed=1, tables=1, dialect="ppca")
-    server = Server(config, out=tmp_path / "served")
-    listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
-    port = listeners[0].socket.getsockname()[1]
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(server.run, listeners)
+        server, port = await serve_ppca(nursery, tmp_path, table_size=9)
         streams = [await trio.open_tcp_stream("127.0.0.1", port) for _ in range(4)]
         for stream in streams:  # all sent before the server reads any
             await stream.send_all(b"login same\n")
