@@ -61,11 +61,12 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
         *["--decision-timeout", "1", "--json", str(summary)],
     )
     assert done.returncode == 0, done.stdout + done.stderr
-    # The table says each timeout's CPU, and whether the bot was computing.
+    # The table says each timeout's CPU, and whether the bot was computing (a range when
+    # a loaded machine made the 0.85 s computation a timeout too: the two are grouped).
     table = " ".join(done.stdout.split())  # rich wraps long lines
     assert re.search(
-        r"no reply in time \(limit 1 s\); it used [0-9.]+ s of CPU meanwhile \((not )?computing\)", table
-    )
+        r"no reply in time \(limit 1 s\); it used [0-9.]+(–[0-9.]+)? s of CPU meanwhile \((not )?computing\)", table
+    ), table
     assert (
         "answers took 80% of the decision limit or more (timeouts included); the slowest answered:" in table
     )
