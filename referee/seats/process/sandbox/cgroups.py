@@ -218,16 +218,16 @@ class BotCgroup:
         """User + system CPU of everything that ever ran in it, reaped or not."""
         if self._final is not None:
             return self._final[0]
-        if self._v2:
-            return _keyed(os.path.join(self._cpu_dir, "cpu.stat"), "usage_usec") / 1e6
-        return int(_read(os.path.join(self._cpu_dir, "cpuacct.usage"))) / 1e9
+        with open(self._cpu_file(), "rb") as f:
+            return _cpu_from(f.read(), self._v2)
 
     def cpu_counter(self) -> CpuCounter:
         """:meth:`cpu_seconds` for reading again and again (a slow decision's CPU, twice
         per decision): its file kept open.  The caller closes it."""
-        if self._v2:
-            return CpuCounter(os.path.join(self._cpu_dir, "cpu.stat"), v2=True)
-        return CpuCounter(os.path.join(self._cpu_dir, "cpuacct.usage"), v2=False)
+        return CpuCounter(self._cpu_file(), v2=self._v2)
+
+    def _cpu_file(self) -> str:
+        return os.path.join(self._cpu_dir, "cpu.stat" if self._v2 else "cpuacct.usage")
 
     def memory_bytes(self) -> int:
         """Memory charged to it now, tmpfs pages it touched included (they outlive the bot)."""
@@ -625,18 +625,23 @@ class CpuCounter:
         self._v2 = v2
 
     def seconds(self) -> float:
-        data = os.pread(self._fd, 4096, 0)
-        if not self._v2:
-            return int(data) / 1e9
-        for line in data.split(b"\n"):
-            if line.startswith(b"usage_usec "):
-                return int(line[11:]) / 1e6
-        raise ValueError("usage_usec is not in cpu.stat")
+        return _cpu_from(os.pread(self._fd, 4096, 0), self._v2)
 
     def close(self) -> None:
         if self._fd >= 0:
             os.close(self._fd)
             self._fd = -1
+
+
+def _cpu_from(data: bytes, v2: bool) -> float:
+    """Seconds of CPU in a cgroup's counter file: v2's ``cpu.stat`` (``usage_usec N``),
+    v1's ``cpuacct.usage`` (nanoseconds).  ValueError if it holds neither."""
+    if not v2:
+        return int(data) / 1e9
+    for line in data.split(b"\n"):
+        if line.startswith(b"usage_usec "):
+            return int(line[11:]) / 1e6
+    raise ValueError("usage_usec is not in cpu.stat")
 
 
 def _read(path: str) -> str:
