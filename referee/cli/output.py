@@ -8,7 +8,7 @@ import sys
 
 from protocol.notes import by_count
 from referee.core.limits import NEAR_LIMIT, MiB
-from referee.core.records import MatchRecord
+from referee.core.records import MatchRecord, slowest
 from referee.core.verdict import Forfeit, cpu_note, printable, split_cpu_note
 from referee.match import FORFEIT_DETAILS_KEPT
 from referee.match.evidence import score_rate
@@ -150,13 +150,13 @@ def slow_lines(result: MatchRecord) -> list[str]:
         if not p.slow_answers:
             continue
         # The timeouts are in the forfeit lines above, with their CPU: the answers here.
-        answered = sorted((a for a in p.slow_answer_details if not a.timeout), key=lambda a: -a.wall_ms)
+        answered = slowest(a for a in p.slow_answer_details if not a.timeout)
         line = (
             f"  {p.name}: {p.slow_answers} answers took {NEAR_LIMIT:.0%} of the decision limit or more "
             "(timeouts included)"
         )
         if answered:
-            line += "; the slowest answered: " + ", ".join(a.describe() for a in answered[:3])
+            line += "; the slowest answered: " + ", ".join(a.describe() for a in answered)
         lines.append(line)
     return lines
 

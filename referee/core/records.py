@@ -14,6 +14,7 @@ replay the game against its rules.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any, Literal
 
 import msgspec
@@ -92,6 +93,11 @@ class SlowAnswer(msgspec.Struct, frozen=True, omit_defaults=True):
         """``998 ms wall / 12 ms CPU``, and `` (timeout)`` after a timeout."""
         cpu = "?" if self.cpu_ms is None else f"{self.cpu_ms:.0f}"
         return f"{self.wall_ms:.0f} ms wall / {cpu} ms CPU" + (" (timeout)" if self.timeout else "")
+
+
+def slowest(answers: Iterable[SlowAnswer], count: int = 3) -> list[SlowAnswer]:
+    """The ``count`` longest answers (wall time), longest first: how slow answers are shown."""
+    return sorted(answers, key=lambda a: -a.wall_ms)[:count]
 
 
 class BotFigures(msgspec.Struct, omit_defaults=False):

@@ -55,11 +55,11 @@ from rich.table import Table
 from rich.text import Text
 
 from protocol.notes import by_count
-from referee.core.limits import MiB
+from referee.core.limits import NEAR_LIMIT, MiB
 from referee.core.verdict import printable, split_cpu_note
 from referee.sinks.files import write_atomically
 from referee.tournament.ratings import Ratings
-from referee.tournament.standings import BotNotes, BotRow, Cell, QualificationRow, Standings
+from referee.tournament.standings import BotNotes, BotRow, Cell, CloseCall, QualificationRow, Standings
 
 STANDINGS_JSON = "standings.json"
 STANDINGS_MD = "standings.md"
@@ -513,12 +513,11 @@ def _md_close_calls(standings: Standings) -> list[str]:
     calls = standings.close_calls
     if not calls:
         return []
-    matches = len({c.match for c in calls})
     lines = [
         "",
         "## Close to the time limit",
         "",
-        f"{matches} match{'es' * (matches != 1)} in which a bot took 80% of the decision limit or more to "
+        f"{_matches(calls)} in which a bot took {NEAR_LIMIT:.0%} of the decision limit or more to "
         "answer, or timed out: the one result a slower or busier machine could change. CPU near the wall "
         "time: the bot was computing; far below it: it was not (starved on a busy machine, or waiting on "
         "something of its own). `referee tournament --resume DIR --rerun-close` plays them again.",
@@ -528,6 +527,12 @@ def _md_close_calls(standings: Standings) -> list[str]:
     if len(calls) > CLOSE_CALLS_SHOWN:
         lines.append(f"- … {len(calls) - CLOSE_CALLS_SHOWN} more (standings.json)")
     return lines
+
+
+def _matches(calls: Sequence[CloseCall]) -> str:
+    """``1 match`` / ``3 matches``: how many matches the close calls are in."""
+    count = len({c.match for c in calls})
+    return f"{count} match{'es' * (count != 1)}"
 
 
 def _md_notes(standings: Standings) -> list[str]:
@@ -609,10 +614,9 @@ def print_standings(standings: Standings, console: Console, top: int | None = No
             Text(printable(f"notes the bots wrote about their own play: {said} (standings.md, Notes)"))
         )
     if standings.close_calls:
-        matches = len({c.match for c in standings.close_calls})
         console.print(
             Text(
-                f"{matches} match{'es' * (matches != 1)} close to the time limit (standings.md; "
+                f"{_matches(standings.close_calls)} close to the time limit (standings.md; "
                 "--resume DIR --rerun-close plays them again)"
             )
         )

@@ -31,7 +31,7 @@ import trio
 
 from referee.core.botspec import BotSpec
 from referee.core.limits import NEAR_LIMIT
-from referee.core.records import BotFigures, MatchRecord
+from referee.core.records import BotFigures, MatchRecord, slowest
 from referee.games import Game, Lifetime
 from referee.match.spec import MatchConfig, MatchSpec
 from referee.sinks._abc import MatchInfo
@@ -368,7 +368,7 @@ def near_limit_detail(bot: BotFigures, limit_us: float) -> str:
         parts.append(f"{bot.slow_answers} answers took ≥ {NEAR_LIMIT:.0%} of it (timeouts included)")
     elif not timeouts:
         parts.append(f"slowest answer {bot.max_decision_us / 1e3:.0f} ms")
-    worst = sorted(bot.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
+    worst = slowest(bot.slow_answer_details)
     if worst:
         parts.append("slowest: " + ", ".join(a.describe() for a in worst))
     return f"limit {limit_us / 1e3:.0f} ms: " + "; ".join(parts)

@@ -72,7 +72,7 @@ import msgspec
 
 from protocol import notes as notes_wire
 from referee import games
-from referee.core.records import GameForfeit, MatchRecord, SlowAnswer
+from referee.core.records import GameForfeit, MatchRecord, SlowAnswer, slowest
 from referee.games import Standing
 from referee.stats.sprt import SprtResult
 from referee.tournament.config import ConfigError, TournamentConfig, rounds_of
@@ -963,7 +963,7 @@ def _close_calls(conn: sqlite3.Connection, cache: Cache) -> list[CloseCall]:
         for figures in cache.slow[match]:
             if figures.name == bot:
                 call.slow_answers = figures.slow_answers
-                call.slowest = sorted(figures.slow_answer_details, key=lambda a: -a.wall_ms)[:3]
+                call.slowest = slowest(figures.slow_answer_details)
         calls.append(call)
     return calls
 
