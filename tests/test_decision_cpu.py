@@ -65,7 +65,8 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
     # a loaded machine made the 0.85 s computation a timeout too: the two are grouped).
     table = " ".join(done.stdout.split())  # rich wraps long lines
     assert re.search(
-        r"no reply in time \(limit 1 s\); it used [0-9.]+(–[0-9.]+)? s of CPU meanwhile \((not )?computing\)", table
+        r"no reply in time \(limit 1 s\); it used [0-9.]+(–[0-9.]+)? s of CPU meanwhile \((not )?computing\)",
+        table,
     ), table
     assert (
         "answers took 80% of the decision limit or more (timeouts included); the slowest answered:" in table
