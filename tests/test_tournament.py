@@ -487,11 +487,23 @@ def _assert_nothing_left(marker: str, parent: int, tree: list[psutil.Process]) -
     assert not left, f"left running after the referee was killed: {left}"
 
 
-def _kill_and_resume(tmp_path: Path, out: Path, fresh: list[str], kills: list[tuple[str, float]]) -> dict:
+def _tree_size(pid: int) -> int:
+    """How many processes descend from ``pid`` now (0 once it is gone)."""
+    try:
+        return len(psutil.Process(pid).children(recursive=True))
+    except psutil.Error:
+        return 0
+
+
+def _kill_and_resume(
+    tmp_path: Path, out: Path, fresh: list[str], kills: list[tuple[str, float]], tree_at_least: int = 0
+) -> dict:
     """Run the tournament into ``out``, SIGKILLing the referee at each of ``kills`` —
     ``("after", s)``: ``s`` seconds after it started; ``("running", s)``: ``s`` seconds
-    after the store shows a match being played; ``("restarted", s)``: after it holds a
-    restart event — then resume (or start afresh when the kill came before the store
+    after the store shows a match being played (and, with ``tree_at_least``, the referee
+    has that many descendants: bots start as their first match borrows them, which on a
+    loaded machine can take longer than the delay); ``("restarted", s)``: after it holds
+    a restart event — then resume (or start afresh when the kill came before the store
     existed) until it completes.  Checks after each kill that
     no bot or worker was left.  What happened, for the caller's assertions."""
     log = tmp_path / "kill-runs.log"
@@ -517,7 +529,11 @@ def _kill_and_resume(tmp_path: Path, out: Path, fresh: list[str], kills: list[tu
             kind, delay = step
             if kind != "after":
                 ready = {"running": _running, "restarted": _restarted}[kind]
-                while proc.poll() is None and ready(out) == 0 and time.monotonic() - started < 60:
+                while (
+                    proc.poll() is None
+                    and (ready(out) == 0 or (kind == "running" and _tree_size(proc.pid) < tree_at_least))
+                    and time.monotonic() - started < 60
+                ):
                     time.sleep(0.01)
             time.sleep(delay)
             if proc.poll() is not None:
@@ -612,7 +628,7 @@ def test_sigkill_of_a_dice_poker_tournament_then_resume_replays_it_the_same(tmp_
 
     rng = random.Random(77)
     out = tmp_path / "killed"
-    happened = _kill_and_resume(tmp_path, out, fresh, [("running", rng.uniform(0.0, 0.2))])
+    happened = _kill_and_resume(tmp_path, out, fresh, [("running", rng.uniform(0.0, 0.2))], tree_at_least=5)
     assert (happened["kills"], happened["mid_match"], happened["before_store"]) == (1, 1, 0), happened
     assert happened["tree"] >= 5, happened  # the worker and at least its four bots were there
     _assert_whole(out, matches=6, games_per_match=400)
