@@ -601,6 +601,7 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_standings
             ("after", took * rng.uniform(0.4, 0.7)),
             ("running", took * rng.uniform(0.0, 0.15)),
         ],
+        tree_at_least=3,
     )
     assert happened["kills"] >= 2 and happened["mid_match"] >= 1, happened
     assert happened["tree"] >= 3, happened  # workers and bots were there when it was killed
