@@ -7,10 +7,13 @@ process behind (checked by the bot's sweep token, which every descendant inherit
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib
 import os
 import re
 import signal
+import struct
+import termios
 import threading
 import time
 from collections.abc import AsyncIterator
@@ -453,10 +456,11 @@ async def test_a_reply_written_in_two_parts_is_finished_within_the_short_wait(
 
 
 TWO_LINE_ANSWER_BOT = """\
-import sys
+import sys, time
 asked = 0
 while line := sys.stdin.buffer.readline():
     if line.startswith(b"info"):
+        time.sleep(float(sys.argv[1]))
         sys.stdout.write("ok\\nextra\\n")  # one line too many
     else:
         asked += 1
@@ -465,17 +469,28 @@ while line := sys.stdin.buffer.readline():
 """
 
 
-async def test_an_information_line_answered_with_two_lines_faults_once_and_stays_in_step(tmp_path):
+def _unread(fd: int) -> int:
+    """Bytes waiting in the pipe ``fd`` reads from."""
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 0.3], ids=["at-once", "after-the-short-wait"])
+async def test_an_information_line_answered_with_two_lines_faults_once_and_stays_in_step(tmp_path, delay_s):
     """The stray line came before the next request: it faults that request (protocol)
     and is dropped, so every later reply answers its own request (it used to be taken as
-    the reply, leaving the bot one reply behind for the rest of its life)."""
+    the reply, leaving the bot one reply behind for the rest of its life).  The same when
+    the answer comes after the short wait, owed rather than read at once."""
     script = tmp_path / "two.py"
     script.write_text(TWO_LINE_ANSWER_BOT)
-    two = BotSpec(name="two", argv=[BOT_PYTHON, str(script)], home=str(tmp_path))
+    two = BotSpec(name="two", argv=[BOT_PYTHON, str(script), str(delay_s)], home=str(tmp_path))
     async with running(two, Limits(startup_s=5.0, decision_s=2.0)) as bot:
         assert await bot.request(REQUEST) == b"r1"
         await bot.tell(b"info\n", expects_reply=True)
-        await trio.sleep(0.2)  # the whole answer is in the pipe before the next request
+        # The whole answer is in (read from the pipe by the short wait, or still in it)
+        # before the next request; on a loaded machine the bot may take a while.
+        with trio.fail_after(10):
+            while len(bot._buf) + _unread(bot._rfd) < len(b"ok\nextra\n"):
+                await trio.sleep(0.01)
         with pytest.raises(BotFault) as fault:
             await bot.request(REQUEST)
         assert (

@@ -455,6 +455,8 @@ class BotProcess(Seat):
 
     async def _request_in_python(self, line: bytes, start: int) -> bytes:
         """The same as the C fast path, for when it is not built or the stream needs care."""
+        if not self._clean:
+            self._take_waiting()
         if self._buf:
             self._refuse_stray_output()
         await self._send(line, start)
@@ -690,6 +692,19 @@ class BotProcess(Seat):
                 self._buf = b""
                 raise await self._gone("closed its output")
             buf = buf + chunk if buf else chunk
+
+    def _take_waiting(self) -> None:
+        """Before a request is written to a bot that owes answers: read what its stdout
+        already holds.  None of it can be this request's reply, so an information line
+        answered with two lines faults the next request whether the answer came within
+        the short wait or later (read only after the request, its stray line would be
+        taken as the reply).  One read, without waiting; only off the fast path."""
+        try:
+            chunk = os.read(self._rfd, _READ_SIZE)
+        except OSError:  # nothing there (or an error the read after the request meets)
+            return
+        if chunk:
+            self._buf = self._buf + chunk if self._buf else chunk
 
     def _refuse_stray_output(self) -> None:
         """Before a request is written: what the bot wrote beyond the answers it owed
