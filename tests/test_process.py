@@ -501,6 +501,48 @@ async def test_an_information_line_answered_with_two_lines_faults_once_and_stays
         assert await bot.request(REQUEST) == b"r3"
 
 
+ONE_STRAY_BOT = """\
+import sys, time
+asked = told = 0
+while line := sys.stdin.buffer.readline():
+    if line.startswith(b"info"):
+        told += 1
+        time.sleep(float(sys.argv[1]))
+        sys.stdout.write("ok\\nextra\\n" if told == 1 else "ok\\n")  # the first: one too many
+    else:
+        asked += 1
+        sys.stdout.write(f"r{asked}\\n")
+    sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("delay_s", [0.0, 0.3], ids=["at-once", "after-the-short-wait"])
+async def test_a_stray_line_before_a_second_information_line_faults_the_next_request(tmp_path, delay_s):
+    """Two information lines before a request (dice poker: a deal that ends before the
+    bot is asked, then the next deal's end), the first answered with two lines: the
+    stray line is not the second line's answer — that answer, when it comes, is — so the
+    next request faults quoting the stray line, and the bot stays in step, whether the
+    second answer is in the pipe by then or comes after the next request is written."""
+    script = tmp_path / "stray.py"
+    script.write_text(ONE_STRAY_BOT)
+    stray = BotSpec(name="stray", argv=[BOT_PYTHON, str(script), str(delay_s)], home=str(tmp_path))
+    async with running(stray, Limits(startup_s=5.0, decision_s=2.0)) as bot:
+        assert await bot.request(REQUEST) == b"r1"
+        await bot.tell(b"info\n", expects_reply=True)
+        with trio.fail_after(10):
+            while len(bot._buf) + _unread(bot._rfd) < len(b"ok\nextra\n"):
+                await trio.sleep(0.01)
+        await bot.tell(b"info\n", expects_reply=True)
+        with pytest.raises(BotFault) as fault:
+            await bot.request(REQUEST)  # at once: the second answer may not be in yet
+        assert (
+            fault.value.verdict is Verdict.PROTOCOL
+            and "'extra' came before this request" in fault.value.detail
+        ), fault.value.detail
+        assert await bot.request(REQUEST) == b"r2"
+        assert await bot.request(REQUEST) == b"r3"
+
+
 @pytest.mark.parametrize("wait_s", [0.2, 30.0])
 async def test_a_bot_that_never_answers_times_out_at_its_deadline(monkeypatch, wait_s):
     """The short wait is part of the decision's time, and never longer than it."""

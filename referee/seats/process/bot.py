@@ -215,7 +215,8 @@ class BotProcess(Seat):
         self._owed = 0  # replies to read and discard: information lines, timed-out requests
         self._late = False  # a request timed out and its reply has not come yet
         self._discarding = False  # skipping the rest of an over-long line
-        # True while none of the three above needs attention: the request fast path.
+        self._stray = b""  # output beyond the owed answers, found before an information line
+        # True while none of the four above needs attention: the request fast path.
         self._clean = True
         self._replied = False  # a line came back (decisions counts only good ones)
         self._started_at = 0.0
@@ -457,7 +458,7 @@ class BotProcess(Seat):
         """The same as the C fast path, for when it is not built or the stream needs care."""
         if not self._clean:
             self._take_waiting()
-        if self._buf:
+        if self._buf or self._stray:
             self._refuse_stray_output()
         await self._send(line, start)
         if self._clean:
@@ -567,6 +568,8 @@ class BotProcess(Seat):
         if not (expects_reply and self._clean):
             # Nothing to read, or the stream needs care (a late reply, an earlier answer
             # still owed): the answer is owed behind what is already due.
+            if not self._clean:
+                self._set_stray_aside()
             await self._send(line, start)
             if expects_reply:
                 self._owed += 1
@@ -706,22 +709,38 @@ class BotProcess(Seat):
         if chunk:
             self._buf = self._buf + chunk if self._buf else chunk
 
+    def _set_stray_aside(self) -> None:
+        """Before an information line is written to a bot that owes answers: what its
+        stdout holds beyond them is stray, and must not be counted as this line's answer
+        (the line's own answer would then be taken for the next request's reply).  Kept
+        aside (bounded) for the next request to fault."""
+        self._take_waiting()
+        buf = self._skip_lines(self._buf) if (self._owed or self._discarding) else self._buf
+        if buf and not self._owed and not self._discarding:
+            if not self._stray:
+                self._stray = buf[: self.limits.max_line_bytes]
+            buf = b""
+        self._buf = buf
+
     def _refuse_stray_output(self) -> None:
         """Before a request is written: what the bot wrote beyond the answers it owed
         (an information line answered with two lines) cannot be this request's reply —
         it came before the request.  Drop it and fault this decision, or the bot would
         stay one reply behind for the rest of its life."""
         buf = self._skip_lines(self._buf) if (self._owed or self._discarding) else self._buf
-        if self._owed or self._discarding or not buf:
+        stray, self._stray = self._stray, b""
+        if not stray and (self._owed or self._discarding or not buf):
             self._buf = buf  # still owed: whatever follows is judged when it comes
             return
-        self._buf = b""
+        if not self._owed and not self._discarding:
+            stray, buf = stray or buf, b""  # the first stray output is the one shown
+        self._buf = buf
         self._replied = True
         raise BotFault(
             Verdict.PROTOCOL,
-            f"printed more than one line: {show(buf.rstrip(_NEWLINE), 80)} came before this request, "
+            f"printed more than one line: {show(stray.rstrip(_NEWLINE), 80)} came before this request, "
             "beyond the answers it owed (write debugging output to stderr)",
-            buf,
+            stray,
         )
 
     def _skip_lines(self, buf: bytes) -> bytes:
