@@ -457,52 +457,6 @@ async def test_a_reply_written_in_two_parts_is_finished_within_the_short_wait(
 
 TWO_LINE_ANSWER_BOT = """\
 import sys, time
-asked = 0
-while line := sys.stdin.buffer.readline():
-    if line.startswith(b"info"):
-        time.sleep(float(sys.argv[1]))
-        sys.stdout.write("ok\\nextra\\n")  # one line too many
-    else:
-        asked += 1
-        sys.stdout.write(f"r{asked}\\n")
-    sys.stdout.flush()
-"""
-
-
-def _unread(fd: int) -> int:
-    """Bytes waiting in the pipe ``fd`` reads from."""
-    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
-
-
-@pytest.mark.parametrize("delay_s", [0.0, 0.3], ids=["at-once", "after-the-short-wait"])
-async def test_an_information_line_answered_with_two_lines_faults_once_and_stays_in_step(tmp_path, delay_s):
-    """The stray line came before the next request: it faults that request (protocol)
-    and is dropped, so every later reply answers its own request (it used to be taken as
-    the reply, leaving the bot one reply behind for the rest of its life).  The same when
-    the answer comes after the short wait, owed rather than read at once."""
-    script = tmp_path / "two.py"
-    script.write_text(TWO_LINE_ANSWER_BOT)
-    two = BotSpec(name="two", argv=[BOT_PYTHON, str(script), str(delay_s)], home=str(tmp_path))
-    async with running(two, Limits(startup_s=5.0, decision_s=2.0)) as bot:
-        assert await bot.request(REQUEST) == b"r1"
-        await bot.tell(b"info\n", expects_reply=True)
-        # The whole answer is in (read from the pipe by the short wait, or still in it)
-        # before the next request; on a loaded machine the bot may take a while.
-        with trio.fail_after(10):
-            while len(bot._buf) + _unread(bot._rfd) < len(b"ok\nextra\n"):
-                await trio.sleep(0.01)
-        with pytest.raises(BotFault) as fault:
-            await bot.request(REQUEST)
-        assert (
-            fault.value.verdict is Verdict.PROTOCOL
-            and "'extra' came before this request" in fault.value.detail
-        )
-        assert await bot.request(REQUEST) == b"r2"  # the request the bot actually saw
-        assert await bot.request(REQUEST) == b"r3"
-
-
-ONE_STRAY_BOT = """\
-import sys, time
 asked = told = 0
 while line := sys.stdin.buffer.readline():
     if line.startswith(b"info"):
@@ -516,30 +470,44 @@ while line := sys.stdin.buffer.readline():
 """
 
 
+def _unread(fd: int) -> int:
+    """Bytes waiting in the pipe ``fd`` reads from."""
+    return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
+
+
 @pytest.mark.parametrize("delay_s", [0.0, 0.3], ids=["at-once", "after-the-short-wait"])
-async def test_a_stray_line_before_a_second_information_line_faults_the_next_request(tmp_path, delay_s):
-    """Two information lines before a request (dice poker: a deal that ends before the
-    bot is asked, then the next deal's end), the first answered with two lines: the
-    stray line is not the second line's answer — that answer, when it comes, is — so the
-    next request faults quoting the stray line, and the bot stays in step, whether the
-    second answer is in the pipe by then or comes after the next request is written."""
-    script = tmp_path / "stray.py"
-    script.write_text(ONE_STRAY_BOT)
-    stray = BotSpec(name="stray", argv=[BOT_PYTHON, str(script), str(delay_s)], home=str(tmp_path))
-    async with running(stray, Limits(startup_s=5.0, decision_s=2.0)) as bot:
+@pytest.mark.parametrize("infos", [1, 2], ids=["one-information-line", "then-another"])
+async def test_an_information_line_answered_with_two_lines_faults_once_and_stays_in_step(
+    tmp_path, delay_s, infos
+):
+    """The stray line came before the next request: it faults that request (protocol)
+    and is dropped, so every later reply answers its own request (it used to be taken as
+    the reply, leaving the bot one reply behind for the rest of its life) — whether the
+    answer came within the short wait or after it, owed.  With a second information
+    line before the request (dice poker: a deal that ends before the bot is asked, then
+    the next deal's end), the stray line is not taken for that line's answer either: the
+    fault quotes it, and the bot stays in step whether the second answer is in the pipe
+    by the request or comes after it."""
+    script = tmp_path / "two.py"
+    script.write_text(TWO_LINE_ANSWER_BOT)
+    two = BotSpec(name="two", argv=[BOT_PYTHON, str(script), str(delay_s)], home=str(tmp_path))
+    async with running(two, Limits(startup_s=5.0, decision_s=2.0)) as bot:
         assert await bot.request(REQUEST) == b"r1"
         await bot.tell(b"info\n", expects_reply=True)
+        # The whole answer is in (read from the pipe by the short wait, or still in it)
+        # before the next line; on a loaded machine the bot may take a while.
         with trio.fail_after(10):
             while len(bot._buf) + _unread(bot._rfd) < len(b"ok\nextra\n"):
                 await trio.sleep(0.01)
-        await bot.tell(b"info\n", expects_reply=True)
+        if infos == 2:
+            await bot.tell(b"info\n", expects_reply=True)  # the request follows at once
         with pytest.raises(BotFault) as fault:
-            await bot.request(REQUEST)  # at once: the second answer may not be in yet
+            await bot.request(REQUEST)
         assert (
             fault.value.verdict is Verdict.PROTOCOL
             and "'extra' came before this request" in fault.value.detail
         ), fault.value.detail
-        assert await bot.request(REQUEST) == b"r2"
+        assert await bot.request(REQUEST) == b"r2"  # the request the bot actually saw
         assert await bot.request(REQUEST) == b"r3"
 
 
