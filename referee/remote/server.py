@@ -18,12 +18,13 @@ a local bot would get, and the table plays on (the game's rule for a dead bot).
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import hmac
 import random
 import re
 import ssl
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -146,8 +147,7 @@ class Server:
         #: Everyone who connected in this run, by name (their last connection).
         self._seen: dict[str, Client] = {}
         self.lobby: list[Client] = []
-        #: Names whose login is being answered: the answer is awaited before the client
-        #: is registered, so two logins at once must not both take a name (or a seat id).
+        #: Names whose login is being answered (:meth:`_welcoming`).
         self._logging_in: set[str] = set()
         self.results: list[TableResult] = []
         self._lobby_changed = trio.Event()
@@ -299,18 +299,11 @@ class Server:
         if (old is not None and old.connected) or name in self._logging_in:
             await self._refuse(stream, f"{name} is already connected")
             return None, b""
-        # Held until the caller registers the client (no checkpoint in between).
-        self._logging_in.add(name)
-        try:
-            with trio.move_on_after(LOGIN_S):
-                try:
-                    await stream.send_all(
-                        relay.welcome(name, self.config.game, msgspec.to_builtins(self.limits))
-                    )
-                except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-                    return None, b""
-        finally:
-            self._logging_in.discard(name)
+        with self._welcoming(name), trio.move_on_after(LOGIN_S):
+            try:
+                await stream.send_all(relay.welcome(name, self.config.game, msgspec.to_builtins(self.limits)))
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
+                return None, b""
         return Client(name, stream, self.limits.max_line_bytes), rest
 
     async def _login_ppca(
@@ -331,15 +324,23 @@ class Server:
         waiting = sum(1 for c in self.lobby if c.connected) + len(self._logging_in)
         client = Client(name, stream, self.limits.max_line_bytes, parse=ppca_seat.parse_client_line)
         client.login = f"{name}_{self._next_table}_{waiting}"
-        self._logging_in.add(name)  # until the caller registers it (no checkpoint in between)
         try:
-            with trio.fail_after(LOGIN_S):
+            with self._welcoming(name), trio.fail_after(LOGIN_S):
                 await stream.send_all(b"login %s\n" % client.login.encode())
         except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             return None, b""
+        return client, rest
+
+    @contextlib.contextmanager
+    def _welcoming(self, name: str) -> Iterator[None]:
+        """``name`` counts as taken while the answer to its login is sent: the client is
+        registered only after that await (by the caller, with no checkpoint in between),
+        so two logins at once must not both take a name, or a PPCA seat id."""
+        self._logging_in.add(name)
+        try:
+            yield
         finally:
             self._logging_in.discard(name)
-        return client, rest
 
     @property
     def ppca(self) -> bool:

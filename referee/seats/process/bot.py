@@ -457,9 +457,9 @@ class BotProcess(Seat):
     async def _request_in_python(self, line: bytes, start: int) -> bytes:
         """The same as the C fast path, for when it is not built or the stream needs care."""
         if not self._clean:
-            self._take_waiting()
-        if self._buf or self._stray:
-            self._refuse_stray_output()
+            self._set_stray_aside()
+            if self._stray:
+                self._refuse_stray_output()
         await self._send(line, start)
         if self._clean:
             # A prompt bot's whole reply is usually in the pipe already, or soon is.
@@ -696,26 +696,18 @@ class BotProcess(Seat):
                 raise await self._gone("closed its output")
             buf = buf + chunk if buf else chunk
 
-    def _take_waiting(self) -> None:
-        """Before a request is written to a bot that owes answers: read what its stdout
-        already holds.  None of it can be this request's reply, so an information line
-        answered with two lines faults the next request whether the answer came within
-        the short wait or later (read only after the request, its stray line would be
-        taken as the reply).  One read, without waiting; only off the fast path."""
+    def _set_stray_aside(self) -> None:
+        """Before a line is written to a bot that owes answers: read what its stdout
+        already holds (one read, without waiting), skip the answers owed, and set aside
+        what is beyond them (bounded) for the next request to fault.  None of it can be
+        the reply to what is about to be written: read only after a request, an
+        information line's second line would be taken as the request's reply; counted
+        as the next information line's answer, that answer would be."""
         try:
             chunk = os.read(self._rfd, _READ_SIZE)
-        except OSError:  # nothing there (or an error the read after the request meets)
-            return
-        if chunk:
-            self._buf = self._buf + chunk if self._buf else chunk
-
-    def _set_stray_aside(self) -> None:
-        """Before an information line is written to a bot that owes answers: what its
-        stdout holds beyond them is stray, and must not be counted as this line's answer
-        (the line's own answer would then be taken for the next request's reply).  Kept
-        aside (bounded) for the next request to fault."""
-        self._take_waiting()
-        buf = self._skip_lines(self._buf) if (self._owed or self._discarding) else self._buf
+        except OSError:  # nothing there (or an error the read after the write meets)
+            chunk = b""
+        buf = self._skip_lines(self._buf + chunk if self._buf else chunk)
         if buf and not self._owed and not self._discarding:
             if not self._stray:
                 self._stray = buf[: self.limits.max_line_bytes]
@@ -727,14 +719,7 @@ class BotProcess(Seat):
         (an information line answered with two lines) cannot be this request's reply —
         it came before the request.  Drop it and fault this decision, or the bot would
         stay one reply behind for the rest of its life."""
-        buf = self._skip_lines(self._buf) if (self._owed or self._discarding) else self._buf
         stray, self._stray = self._stray, b""
-        if not stray and (self._owed or self._discarding or not buf):
-            self._buf = buf  # still owed: whatever follows is judged when it comes
-            return
-        if not self._owed and not self._discarding:
-            stray, buf = stray or buf, b""  # the first stray output is the one shown
-        self._buf = buf
         self._replied = True
         raise BotFault(
             Verdict.PROTOCOL,
