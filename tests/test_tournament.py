@@ -487,12 +487,12 @@ def _assert_nothing_left(marker: str, parent: int, tree: list[psutil.Process]) -
     assert not left, f"left running after the referee was killed: {left}"
 
 
-def _tree_size(pid: int) -> int:
-    """How many processes descend from ``pid`` now (0 once it is gone)."""
+def _tree(pid: int) -> list[psutil.Process]:
+    """The processes that descend from ``pid`` now (none once it is gone)."""
     try:
-        return len(psutil.Process(pid).children(recursive=True))
+        return psutil.Process(pid).children(recursive=True)
     except psutil.Error:
-        return 0
+        return []
 
 
 def _kill_and_resume(
@@ -531,7 +531,7 @@ def _kill_and_resume(
                 ready = {"running": _running, "restarted": _restarted}[kind]
                 while (
                     proc.poll() is None
-                    and (ready(out) == 0 or (kind == "running" and _tree_size(proc.pid) < tree_at_least))
+                    and (ready(out) == 0 or (kind == "running" and len(_tree(proc.pid)) < tree_at_least))
                     and time.monotonic() - started < 60
                 ):
                     time.sleep(0.01)
@@ -539,10 +539,7 @@ def _kill_and_resume(
             if proc.poll() is not None:
                 assert proc.returncode == 0, log.read_text()[-3000:]
                 break  # it finished before the kill
-            try:
-                tree = psutil.Process(proc.pid).children(recursive=True)
-            except psutil.Error:
-                tree = []
+            tree = _tree(proc.pid)
             proc.send_signal(signal.SIGKILL)
             proc.wait()
         finally:
