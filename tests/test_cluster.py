@@ -537,3 +537,31 @@ def test_a_worker_lost_while_the_pinning_plugin_is_sent_does_not_end_the_run(mon
         cluster.ClusterError, match="cannot set up the workers' core pinning: Stream is closed"
     ):
         cluster.connect("tcp://127.0.0.1:1")
+
+
+class _LostScheduler:
+    """A client whose scheduler died just after connect() reached it (CI saw this: the
+    scheduler killed between the core pinning and the executor's first question)."""
+
+    closed = False
+
+    def nthreads(self) -> dict:
+        raise OSError("Timed out trying to connect to tcp://192.0.2.2:34549 after 20 s")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_scheduler_lost_right_after_connecting_is_one_clusters_error(monkeypatch):
+    """The issue: after the scheduler dies the coordinator "says so in one line" (a
+    ClusterError, which the CLI prints with the --resume hint) — not a traceback — and
+    the client is closed, at whatever moment it dies."""
+    from referee.tournament import cluster
+
+    client = _LostScheduler()
+    monkeypatch.setattr(cluster, "connect", lambda address: client)
+    with pytest.raises(
+        cluster.ClusterError, match=r"^--cluster tcp://192\.0\.2\.2:1: cannot reach the scheduler: "
+    ):
+        ClusterExecutor("tcp://192.0.2.2:1", {})
+    assert client.closed

@@ -418,14 +418,19 @@ def connect(address: str) -> Any:
             if attempt < 2 and client.status == "running":
                 time.sleep(0.5)
                 continue
-            cluster = getattr(client, "cluster", None)
-            client.close()
-            if cluster is not None:
-                cluster.close()
+            close_client(client)
             raise ClusterError(
                 f"--cluster {address}: cannot set up the workers' core pinning: {one_line(exc)}"
             ) from None
     return client
+
+
+def close_client(client: Any) -> None:
+    """Close a client from :func:`connect`, and the local cluster it started, if any."""
+    cluster = getattr(client, "cluster", None)
+    client.close()
+    if cluster is not None:
+        cluster.close()
 
 
 class ClusterExecutor:
@@ -445,7 +450,11 @@ class ClusterExecutor:
         #: --ship-bots: each bot's files, sent to every worker once (Dask's broadcast).
         self.shipped: dict[str, Any] = {}
         self.health: dict[str, WorkerHealth] = {}
-        self.concurrency = max(1, sum(self.client.nthreads().values()))
+        try:
+            self.concurrency = max(1, sum(self.client.nthreads().values()))
+        except Exception as exc:  # the scheduler lost since connect() reached it
+            close_client(self.client)
+            raise ClusterError(f"--cluster {address}: cannot reach the scheduler: {one_line(exc)}") from None
 
     async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None:
         """Play every match; their messages reach ``handle`` in the order given."""
@@ -454,7 +463,12 @@ class ClusterExecutor:
                 for bot in spec.bots:
                     if bot.name not in self.shipped:
                         packed = pack_bot(bot, self.skip)
-                        self.shipped[bot.name] = self.client.scatter(packed, broadcast=True)
+                        try:
+                            self.shipped[bot.name] = self.client.scatter(packed, broadcast=True)
+                        except Exception as exc:  # the scheduler lost, or no worker to take it
+                            raise ClusterError(
+                                f"bot {bot.name} could not be sent to the workers: {one_line(exc)}"
+                            ) from None
         futures = [
             self.client.submit(
                 play_match_task,
@@ -499,11 +513,7 @@ class ClusterExecutor:
                         health.forfeits[verdict] = health.forfeits.get(verdict, 0) + count
 
     async def close(self, handle: Handler | None = None) -> None:
-        client = self.client
-        cluster = getattr(client, "cluster", None)
-        await trio.to_thread.run_sync(client.close)
-        if cluster is not None:
-            await trio.to_thread.run_sync(cluster.close)
+        await trio.to_thread.run_sync(close_client, self.client)
 
 
 def outliers(health: dict[str, WorkerHealth], verdict: str = "timeout", z: float = 3.0) -> list[str]:
@@ -618,9 +628,10 @@ class ClusterSessionExecutor:
         future = self.client.submit(SessionActor, wire.encode(opening), hashes, skip, actor=True, pure=False)
         try:
             self.actor = future.result()
-        except BotMismatch:
-            raise
         except Exception as exc:
+            close_client(self.client)  # no executor to close it
+            if isinstance(exc, BotMismatch):
+                raise
             raise ClusterError(f"the session could not start on the cluster: {one_line(exc)}") from None
 
     async def play(self, matches: Sequence[tuple[str, MatchSpec, int | None]], handle: Handler) -> None:
@@ -641,10 +652,7 @@ class ClusterSessionExecutor:
         def end() -> None:
             with contextlib.suppress(Exception):
                 self.actor.close().result()
-            cluster = getattr(self.client, "cluster", None)
-            self.client.close()
-            if cluster is not None:
-                cluster.close()
+            close_client(self.client)
 
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(end)
