@@ -175,9 +175,10 @@ def test_a_failed_step_scores_nothing_after_it_and_partial_check_and_cap() -> No
     points = config.PointsSection(check=9, check_partial=True, cap=15)
     scheme.apply([s], points, ENABLED)
     by = {p.name: p for p in s.points}
-    assert by["check"].points == 6  # 2 of the 3 judged items
+    # 2 of the 4 items: the one not reached (skip) is not passed (issue 28)
+    assert by["check"].points == 4.5 and by["check"].why == "2 of 4 checklist items passed"
     assert by["qualify"].points == 0 and "check step failed" in by["qualify"].why
-    assert (s.total, s.max_total) == (15, 15)  # 10 + 6 capped; the maximum capped too
+    assert (s.total, s.max_total) == (14.5, 15)  # 10 + 4.5; the maximum capped
 
 
 def test_a_step_switched_off_is_not_in_the_maximum() -> None:

@@ -5,7 +5,9 @@ item       points
 =========  ==========================================================================
 build      ``build`` when the submission unpacked and built (nothing to build counts)
 check      ``check`` when every checklist item passed; with ``check_partial``, that
-           times the share of judged items (pass or fail; "skip" is not judged) passed
+           times the share of all the checklist's items that passed: an item the
+           check did not reach ("skip": the bot never answered, the check stopped at a
+           hang) is not passed, so a bot that gets further earns more
 qualify    ``qualify`` when it beat the qualification opponent by the rule
 compete    for a bot that competed, by ``compete_by``:
 
@@ -119,10 +121,10 @@ def apply(students: list[StudentResult], points: PointsSection, enabled: dict[st
             if c is None or c.outcome == SKIPPED:
                 item("check", 0.0, _not_run(s, "check"))
             elif points.check_partial:
-                judged = [i for i in c.items if i.status in ("pass", "fail")]
-                passed = sum(1 for i in judged if i.status == "pass")
-                share = passed / len(judged) if judged else 0.0
-                item("check", points.check * share, f"{passed} of {len(judged)} checklist items passed")
+                # Every item counts: one not reached (skip) is not passed.
+                passed = sum(1 for i in c.items if i.status == "pass")
+                share = passed / len(c.items) if c.items else 0.0
+                item("check", points.check * share, f"{passed} of {len(c.items)} checklist items passed")
             else:
                 item("check", points.check if c.ok else 0.0, c.summary)
         if enabled["qualify"]:
