@@ -124,6 +124,7 @@ def test_never_flushing_bot_fails_startup_with_the_hint(tmp_path):
     assert code == 1 and failing(data) == {"startup"}
     assert "no first answer within the startup allowance of 2 s" in out
     assert "flush" in out  # the usual cause, said
+    assert "referee check BOT tells more" not in out  # not inside referee check itself
     assert "sent   -1 -1 -1" in out  # the exact request it got
     # nothing else can be judged, and the check did not wait out more allowances
     assert statuses(data)["legal"] == "skip" and data["stopped"] and data["elapsed_s"] < 10
@@ -178,6 +179,22 @@ def test_slow_answer_fails_decision_time(tmp_path):
     code, out, _, data = referee_check(bot("slow.py"), "yahtzee", tmp_path, *SHORT, "--games", "2")
     assert code == 1 and failing(data) == {"time"}
     assert "no reply in time (limit 0.5 s)" in out and "99th percentile" in out
+    # The maximum counts the late answer (issue 28: "2 late; max 134 µs" left it out).
+    timing = next(item for item in data["items"] if item["key"] == "time")
+    late, _, rest = timing["figure"].partition("; max ")
+    assert late == "1 late" and float(rest.removeprefix("over ").split(" ms")[0]) >= 500, timing
+
+
+def test_hung_bot_decision_time_max_is_at_least_the_limit(tmp_path):
+    code, out, _, data = referee_check(
+        bot("effort.py") + " hang 6", "yahtzee", tmp_path, *SHORT, "--games", "2"
+    )
+    assert code == 1 and "time" in failing(data), out
+    figure = next(item for item in data["items"] if item["key"] == "time")["figure"]
+    late, _, rest = figure.partition("; max over ")
+    assert late == "2 late" and rest, figure
+    assert float(rest.split(" ms")[0]) >= 500, figure  # the limit is 0.5 s
+    assert "of 6 requests" in figure, figure  # 4 answers after the first, 2 late
 
 
 def test_bot_that_cannot_start_exits_3_with_the_checklist(tmp_path):
@@ -194,3 +211,37 @@ def test_usage_errors_exit_2(tmp_path):
     assert code == 2 and err.count("\n") == 1 and "missing-bot" in err
     code, _, err, _ = referee_check(bot("crashes.py"), "no-such-game", tmp_path)
     assert code == 2 and "no-such-game" in err
+
+
+def _built_bot(tmp_path: Path) -> Path:
+    """A bot folder whose bot.toml runs ./bot, which only its build makes."""
+    folder = tmp_path / "built"
+    folder.mkdir()
+    (folder / "bot.sh").write_text(f"#!/bin/sh\nexec {BOT_PYTHON} {BOTS / 'effort.py'} clean\n")
+    (folder / "bot.toml").write_text(
+        'name = "built"\nrun = "./bot"\nbuild = "cp bot.sh bot && chmod +x bot"\n'
+    )
+    return folder
+
+
+def test_check_says_the_build_was_not_run_when_its_program_is_missing(tmp_path):
+    code, out, err, data = referee_check(str(_built_bot(tmp_path)), "yahtzee", tmp_path, *SHORT)
+    assert code == 3 and failing(data) == {"startup"}, out + err
+    assert "not running bot built's build command" in err and "--build" in err
+    startup = next(item for item in data["items"] if item["key"] == "startup")
+    assert "build command (cp bot.sh bot && chmod +x bot) that was not run" in startup["hint"]
+    assert "pass --build" in out
+
+
+def test_check_build_runs_the_manifests_build_as_match_does(tmp_path):
+    folder = _built_bot(tmp_path)
+    # No sandbox: the bot's script runs a test bot from the source tree.
+    code, out, err, data = referee_check(
+        str(folder), "yahtzee", tmp_path, *SHORT, "--games", "2", "--build", "--sandbox", "none"
+    )
+    assert code == 0, out + err
+    assert (folder / "bot").is_file() and "PASSED" in out
+    (folder / "bot.toml").write_text('name = "built"\nrun = "./bot"\nbuild = "exit 7"\n')
+    (folder / "bot").unlink()
+    code, out, err, _ = referee_check(str(folder), "yahtzee", tmp_path, *SHORT, "--build")
+    assert code == 3 and "its build failed (exit 7)" in err, out + err

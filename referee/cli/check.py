@@ -179,6 +179,8 @@ class CheckProcess(BotProcess):
         self.first_answer_s: float | None = None
         #: Every later answer's latency, write to reply, as the match measures it.
         self.latencies_ns: list[int] = []
+        #: How long each request that got no answer in time was waited for (a lower bound).
+        self.late_ns: list[int] = []
         #: Requests written to it, and those it answered with one line (judged by the match after).
         self.requests = 0
         self.answers = 0
@@ -227,6 +229,9 @@ class CheckProcess(BotProcess):
             reply = await super().request(line)
         except BotFault as fault:  # it goes on to the match, which judges it
             self._pending = False
+            if not first and fault.verdict in (Verdict.TIMEOUT, Verdict.CPU):
+                # No answer within the limit: its wait is a lower bound of its latency.
+                self.late_ns.append(time.monotonic_ns() - began)
             if first and fault.verdict is Verdict.PROTOCOL:
                 self._answered_first()  # badly, but in time: that is for another item
             raise
@@ -460,6 +465,10 @@ class CheckRun:
         return self.recorder.processes if self.recorder else []
 
 
+#: The match's startup hint ends by sending the student here: inside the check, it is dropped.
+_SEND_TO_CHECK = "; referee check BOT tells more"
+
+
 def _derived(detail: str) -> bool:
     """A penalty that repeats an earlier cause (the bot was already down)."""
     return detail.startswith("not running since")
@@ -533,13 +542,16 @@ def _collect(run: CheckRun, record: GameRecord, position: str | None) -> None:
     bot = run.bot.name
     for step in record.transcript or ():
         if step.kind == "ask" and step.verdict is not None:  # a penalised request
-            fault = Fault(Verdict(step.verdict), step.detail or "", where, step.line, step.reply)
+            detail = (step.detail or "").replace(_SEND_TO_CHECK, "")
+            fault = Fault(Verdict(step.verdict), detail, where, step.line, step.reply)
             (run.faults if record.seats[step.seat] == bot else run.opponent_faults).append(fault)
     for forfeit in record.forfeits:
         # Penalties without a request line: an information line that failed, or a bot
         # already down (which repeats its cause, recorded where it happened).
         if forfeit.position is None and not _derived(forfeit.detail) and forfeit.player == bot:
-            run.faults.append(Fault(Verdict(forfeit.verdict), forfeit.detail, where))
+            run.faults.append(
+                Fault(Verdict(forfeit.verdict), forfeit.detail.replace(_SEND_TO_CHECK, ""), where)
+            )
 
 
 def _maybe_stop(run: CheckRun, record: GameRecord) -> None:
@@ -634,7 +646,9 @@ def judge(run: CheckRun) -> list[Item]:
     by_item: dict[str, list[Fault]] = {key: [] for key, _ in ITEMS}
     for process in processes:
         if process.start_error is not None:
-            by_item["startup"].append(Fault(Verdict.STARTUP, process.start_error, "start"))
+            by_item["startup"].append(
+                Fault(Verdict.STARTUP, process.start_error.replace(_SEND_TO_CHECK, ""), "start")
+            )
     for fault in run.faults:
         by_item[_item_of(fault)].append(fault)
     answered = sum(p.answers for p in processes)
@@ -749,7 +763,10 @@ def judge(run: CheckRun) -> list[Item]:
             legal.hint = f"the rules are in {doc}; 'why' is the referee's reason"
 
     # 5. decision time
-    latencies = sorted(ns for p in processes for ns in p.latencies_ns)
+    # A late answer counts at the time it was waited for (at least the limit): the
+    # maximum and the percentile are of every request, the late ones included.
+    late_waits = [ns for p in processes for ns in p.late_ns]
+    latencies = sorted([*(ns for p in processes for ns in p.latencies_ns), *late_waits])
     limit = limits.decision_s
     late = by_item["time"]
     if never_answered:
@@ -761,9 +778,10 @@ def judge(run: CheckRun) -> list[Item]:
         p99 = 0.0
         if latencies:
             p99 = latencies[max(0, math.ceil(0.99 * len(latencies)) - 1)] / 1e9
+            at_least = "over " if late_waits and latencies[-1] == max(late_waits) else ""
             figure = (
-                f"max {_duration(latencies[-1] / 1e9)}, 99th percentile {_duration(p99)} "
-                f"of {_count(len(latencies), 'answer')} ({figure})"
+                f"max {at_least}{_duration(latencies[-1] / 1e9)}, 99th percentile {_duration(p99)} "
+                f"of {_count(len(latencies), 'request' if late_waits else 'answer')} ({figure})"
             )
         timing = item("time", f"{len(late)} late; {figure}" if late else figure)
         if p99 > limit / 2:
@@ -963,6 +981,12 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
         "--no-pin", dest="pin", action="store_false", help="do not pin referee and bots to one core"
     )
     check.add_argument(
+        "--build",
+        action="store_true",
+        help="run the bot's bot.toml build command first, as `referee match --build` does — with your "
+        "privileges, outside the sandbox: only for bots you trust",
+    )
+    check.add_argument(
         "--allow-root-bots",
         action="store_true",
         help="as root, run a bot whose files other users cannot read as root (never for untrusted code)",
@@ -1011,6 +1035,19 @@ def main(args: argparse.Namespace) -> int:
     except (BotSpecError, ValueError) as exc:
         print(f"referee: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    if bot.build and args.build:
+        from referee.cli.commands import build_bot  # the same build as `referee match --build`
+
+        bot, failure = build_bot(bot)
+        if failure is not None:
+            print(f"referee: bot {bot.name} cannot start: {failure}", file=sys.stderr)
+            return EXIT_CANNOT_START
+    elif bot.build:
+        print(
+            f"referee: not running bot {bot.name}'s build command ({bot.build}): a build runs outside "
+            "the sandbox; pass --build to run it (only for bots you trust)",
+            file=sys.stderr,
+        )
     if args.json:
         parent = Path(args.json).parent
         if not parent.is_dir() or not os.access(parent, os.W_OK):
@@ -1046,6 +1083,13 @@ def main(args: argparse.Namespace) -> int:
         print(f"referee: the opponent cannot start: {run.cannot_start}", file=sys.stderr)
         return EXIT_USAGE
     items = judge(run)
+    if bot.build and not args.build and run.cannot_start:
+        # Its program is most likely what the build makes.
+        startup = next(item for item in items if item.key == "startup")
+        startup.hint = (
+            f"its bot.toml has a build command ({bot.build}) that was not run: build it first, or pass "
+            "--build to let the check run it (only for bots you trust)"
+        )
     if run.signal is not None:
         code = interrupts.exit_status(run.signal)
     elif run.cannot_start:
