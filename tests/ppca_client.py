@@ -1,90 +1,59 @@
-"""An independent PPCA 2014 Hold'em client, for the tests of ``referee serve --dialect ppca``.
+"""A test double of the PPCA 2014 Hold'em client (seed 003), for ``referee serve --dialect ppca``.
 
-It speaks the text protocol of the PPCA 2014 server (seed 003) as the original client did
-(reference.md §5), in the form docs/remote.md ("The PPCA dialect") fixes, and checks every
-line it receives against that description, strictly: any deviation raises
-:class:`ProtocolViolation` with the line's number, the line and the reason.  It shares no
-code with the referee (its own turn order, pots and hand evaluator), so a bug in the
-referee's rules cannot hide the same bug in the server's output.
+The original client (github.com/zzy7896321/holdem: client/client.cpp, client.h, main.cpp,
+pot.h, common.*) is public but unlicensed: this is our own Python, written to parse
+exactly as it does — the same lines read in the same order, the same ``sscanf`` /
+``istream`` readings, the same chip bookkeeping (with its ``assert``), the same corrections
+of a decision and the same error texts — so that a line the original would choke on makes
+this double fail at that line, with the original's message.  It does not judge the server
+beyond what the original checks: a wrong line the original lets through passes here too.
 
-``await play(host, port, name)`` logs in, plays every hand it is asked to (``policy``
-decides; the default calls or checks), answers ``showdown`` with its best five, and
-returns a :class:`Transcript` when the server closes the connection.  Without a network,
-:class:`PpcaClient` is the same state machine: ``feed(line)`` returns the reply to send.
+``await play(host, port, name)`` logs in and plays until the client exits (``game over``,
+an error, the end of the connection) and returns a :class:`Transcript`.  Without a
+network, :class:`PpcaClient` is the same program: ``start()`` returns the login line,
+``feed(line)`` the lines sent in answer, ``eof()`` ends the input.
 
-What is checked, and the readings taken where docs/remote.md leaves a choice open:
+What the double records of the original's run (:class:`Transcript`):
 
-- Framing: ASCII lines ending in ``\\n``, tokens separated by one space, integers in plain
-  decimal (``0`` or no leading zero); a line that does not fit the grammar expected at
-  that point is a violation (so are a stray ``\\r``, a blank line and an early EOF).
-- Login: ``login NAME_<table>_<id>`` (``<id>`` a seat of the table); the names follow, one
-  per line, up to ``player list end``; the name listed at our seat is the assigned name.
-  ``initial chips = N`` with N > 0.
-- Each hand: ``number of players is P`` = the players who have chips (at least 2); the P
-  ids in increasing seat order; ``dealer is D`` with D a participant; the small blind from
-  the dealer's left, the big blind next (heads-up too: the seed's quirk 1), each posting
-  ``min(blind, stack)``; exactly two ``hole card`` lines to a participant (valid, distinct),
-  none to anyone else.
-- Cards: two tokens, rank ``23456789TJQKA``, suit ``SHDC``; no card twice among our hole
-  cards and the board; three ``flop card``, one ``turn card``, one ``river card``, only
-  when that street is due (never after everyone but one folded).
-- Betting rounds: ``round starts``, then one ``player P has C chips`` per participant (any
-  order), C = that player's chips behind as tracked, and the chips at the table (stacks +
-  pots + bets) equal to the table's total.  ``action`` only to us when we are the player
-  to act; ``player P bets X | checks | folds`` only by the player to act (turn order:
-  preflop from the big blind's left, later from the dealer's left, a raise re-opening to
-  everyone with chips, all-in players never asked), and only a legal action (an illegal
-  reply must be broadcast as ``folds``).  Our own action must be broadcast as sent (or as
-  ``folds`` when we sent something illegal or nothing).  A round in which nobody can bet
-  (all-in) may come with or without its ``round starts`` … ``round ends`` frame.
-- Pots at ``round ends``: the pots of the ppca rules (per round, one pot per contribution
-  level, every contributor listed, folded ones too; an uncalled bet goes back first).
-  Either every pot of the hand is listed (``pot 0`` …) or only the new ones of the round
-  (numbered on from the earlier ones); the server must keep to one reading.
-- Showdown: ``start showdown`` with at least two players left and five board cards;
-  ``showdown`` only to us, once, when we are in the hand; ``player P shows`` five cards
-  ``which is`` the category of those five (when they are five distinct cards), once per
-  player left in the hand; ours exactly the five we sent.  After a fold-out ``start
-  showdown`` may be sent or not, but nobody is asked to show.
-- Payout: ``declare winner``, then per pot ``pot I is shared by N players`` and N ``player P
-  gets C chips`` lines: each pot once, winners among its contributors still in the hand
-  (all its contributors when they all folded), shares adding up to the pot, chips at the
-  table constant after every ``gets``; ``game over`` only when every pot is paid.
-- End: the server may close only between hands, and only once the game is over (one
-  player has every chip, or ``max_hands`` hands were played).
+- ``errors``: the lines it prints to stderr (``[ERROR] …``, ``[Exception] …``, the failed
+  assertion), in order, each with the number of the line received when it was printed;
+- ``warnings``: the ``[WARNING] …`` lines of ``Client::decide`` (stdout);
+- ``exit_status``: ``main``'s, as a process's return code: 0 (``game over``), 1 (a message
+  error, or the login/initial chips not confirmed), 255 (``return -1``: an exception, such
+  as the end of the connection in ``read_until``), -6 (SIGABRT: an ``assert`` failed);
+  None while it runs or when the harness stopped it (``stall_at``, ``disconnect_at``);
+- ``final_chips``: ``show_final_stat``'s chips, i.e. the client's own chip count.
 
-Decisions are corrected as the stock client did, and each correction is counted in
-``Transcript.corrections``: ``call-to-check`` (CALL with nothing to call), ``raise-below-minimum``
-(sent as a call), ``raise-above-stack`` (sent as all-in), and ``raise-not-allowed`` (ours: a
-RAISE where the rules allow no raise is sent as a call).  CHECK facing a bet is sent as is.
-The big blind's CALL where the seed's quirk wants "call 0" is sent as ``bet 0``
-(``bb_call_zero=False``: as ``check``, the stock client's literal correction, which the
-server folds).  ``stall_at`` is permanent: from that action on the client answers nothing.
+``assert`` (``chips[player_id] == num_chips`` in ``bet_loop``, ``is_sorted`` in
+``Pot::merge``) fires by default, as in the debug build (the Makefile's commented
+``CFLAGS`` line); ``asserts=False`` is the Makefile's release build (``-DNDEBUG``).
 
-``check_rules`` (default on) also checks the Hold'em rules that are not wire syntax
-(docs/protocols/holdem.md, ``--rules ppca``): the blind schedule (1, 2, 5, … every 3
-hands), the button moving to the next player with chips, raise sizes (minimum raise,
-re-opening after short all-ins), the winners of each pot (when every hand still in could
-be judged from the ``shows`` lines) and the split (equal shares, odd chips to the first
-winner counting from the dealer, inclusive).
+Where the C++ has undefined behaviour (an index out of range: ``names[p]``,
+``chips[p]``, ``HAND_STRING[kind]``) the double stops with ``exit_status`` None and an
+``errors`` line ``[UB] …``: what the original does there is unknown, so a test fails.
+
+The player (the student's ``Player``) is two callables: ``decide(state, round_name)``
+returns a decision ``(kind, amount)``, kind ``CHECK`` | ``FOLD`` | ``CALL`` | ``RAISE``
+(``Player::preflop`` … ``river``); ``show(state)`` returns five cards (``Player::showdown``).
+:class:`State` is what the player's ``Query`` reads.
 """
 
 from __future__ import annotations
 
-import re
+import contextlib
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Any, NoReturn
+from typing import Any
 
 import trio
 
 RANKS = "23456789TJQKA"
 SUITS = "SHDC"
-#: The hand categories, weakest first, named as in the English poker terms the seed points
-#: to (Wikipedia); docs/remote.md gives only the first and the last.
-CATEGORY_NAMES = (
+#: common.cpp's HAND_STRING: the server sends the index (``, which is 2``).
+HAND_STRING = (
+    "invalid",
     "high card",
     "one pair",
     "two pair",
@@ -94,37 +63,25 @@ CATEGORY_NAMES = (
     "full house",
     "four of a kind",
     "straight flush",
+    "royal flush",
 )
-SMALL_BLINDS = (1, 2, 5, 10, 20, 50, 100, 200, 500)
-HANDS_PER_LEVEL = 3
-MAX_HANDS = 27
 ROUNDS = ("preflop", "flop", "turn", "river")
-#: The seed's PLAYER_STATUS values.
+#: common.h's PLAYER_STATUS.
 NOT_ACTIONED, BET, CHECKED, FOLDED = "NOT_ACTIONED", "BET", "CHECKED", "FOLDED"
+#: common.h's DECISION_VALUE.
 DECISIONS = ("CHECK", "FOLD", "CALL", "RAISE")
+#: client.h's LOOP_RESULT.
+LOOP_NORMAL, LOOP_END, LOOP_MSG_ERROR = "LOOP_NORMAL", "LOOP_END", "LOOP_MSG_ERROR"
+#: main.cpp's ways out, as a process's return code.
+EXIT_END, EXIT_ERROR, EXIT_EXCEPTION, EXIT_ABORT = 0, 1, 255, -6
+#: What boost's read_until throws at the end of the connection (main prints it).
+EOF_EXCEPTION = "[Exception] read_until: End of file"
 
-Card = tuple[str, str]  # the seed's card_type: (rank, suit)
-
-_INT = re.compile(r"0|[1-9][0-9]*")
-
-
-class ProtocolViolation(Exception):
-    """The server sent something the protocol does not allow.
-
-    ``line_number`` counts the lines received, from 1 (the line at fault; for a violation
-    found at the end of the connection, one past the last line, with ``line`` empty).
-    ``transcript`` is what was exchanged up to then (set by :func:`play`).
-    """
-
-    def __init__(self, line_number: int, line: str, why: str) -> None:
-        super().__init__(f"line {line_number} {line!r}: {why}")
-        self.line_number = line_number
-        self.line = line
-        self.why = why
-        self.transcript: Transcript | None = None
+Card = tuple[str, str]  # common.h's card_type: (rank, suit)
+Decision = tuple[str, int]  # common.h's decision_type
 
 
-# --------------------------------------------------------------------------- hands
+# --------------------------------------------------------------------------- hands (our own)
 
 
 def five_value(five: Sequence[Card]) -> tuple[int, ...]:
@@ -158,8 +115,122 @@ def best_five(cards: Sequence[Card]) -> tuple[Card, ...]:
     return max(combinations(cards, 5), key=five_value)
 
 
-def category_name(five: Sequence[Card]) -> str:
-    return CATEGORY_NAMES[five_value(five)[0]]
+def hand_kind(five: Sequence[Card]) -> int:
+    """The server's category number of five distinct cards (HAND_STRING's index)."""
+    value = five_value(five)
+    if value[0] == 8 and value[1] == RANKS.index("A"):
+        return 10  # royal flush
+    return value[0] + 1
+
+
+# --------------------------------------------------------------------------- C library readings
+
+
+def scan(fmt: str, text: str) -> tuple[int, list[Any]]:
+    """``sscanf(text, fmt, …)`` for formats of literals, spaces, ``%d`` and ``%c``.
+
+    Returns (sscanf's return value, the values assigned): the number of conversions
+    assigned, or -1 (EOF) when the input ran out before the first conversion.  A space in
+    the format matches any whitespace, none included; ``%d`` skips whitespace, ``%c``
+    does not; a literal that does not match stops the scan (the rest is ignored).
+    """
+    values: list[Any] = []
+    i = j = 0
+    while i < len(fmt):
+        f = fmt[i]
+        if f.isspace():
+            while j < len(text) and text[j].isspace():
+                j += 1
+            i += 1
+            continue
+        if f != "%":
+            if j >= len(text):
+                break  # input failure
+            if text[j] != f:
+                return len(values), values  # matching failure
+            i, j = i + 1, j + 1
+            continue
+        conv = fmt[i + 1]
+        i += 2
+        if conv == "c":
+            if j >= len(text):
+                break
+            values.append(text[j])
+            j += 1
+        elif conv == "d":
+            while j < len(text) and text[j].isspace():
+                j += 1
+            if j >= len(text):
+                break
+            k = j + (text[j] in "+-")
+            end = k
+            while end < len(text) and text[end].isdigit():
+                end += 1
+            if end == k:
+                return len(values), values
+            values.append(int(text[j:end]))
+            j = end
+        else:
+            raise ValueError(f"unsupported conversion %{conv}")
+    return (len(values) if values else -1), values
+
+
+class IStream:
+    """``std::istringstream`` (libstdc++) for ``>> std::string``, ``>> char``, ``>> int``.
+
+    Each read takes the variable's current value and returns its new one: unchanged when
+    the stream had already failed or held only whitespace (the sentry fails), 0 for an
+    ``int`` that does not start with a number (C++11's num_get).  ``ok`` is ``!fail()``.
+    """
+
+    def __init__(self, text: str) -> None:
+        self.text, self.pos, self.ok = text, 0, True
+
+    def _sentry(self) -> bool:
+        if not self.ok:
+            return False
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+        if self.pos >= len(self.text):
+            self.ok = False
+        return self.ok
+
+    def word(self, current: str = "") -> str:
+        if not self._sentry():
+            return current
+        start = self.pos
+        while self.pos < len(self.text) and not self.text[self.pos].isspace():
+            self.pos += 1
+        return self.text[start : self.pos]
+
+    def char(self, current: str = "") -> str:
+        if not self._sentry():
+            return current
+        self.pos += 1
+        return self.text[self.pos - 1]
+
+    def int(self, current: int = 0) -> int:
+        if not self._sentry():
+            return current
+        k = self.pos + (self.text[self.pos] in "+-")
+        end = k
+        while end < len(self.text) and self.text[end].isdigit():
+            end += 1
+        if end == k:
+            self.ok = False
+            return 0
+        value = int(self.text[self.pos : end])
+        self.pos = end
+        if not -(2**31) <= value < 2**31:
+            self.ok = False
+            return 2**31 - 1 if value > 0 else -(2**31)
+        return value
+
+
+def cdiv(a: int, b: int) -> int:
+    """C's integer division (truncates toward zero)."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
 
 
 # --------------------------------------------------------------------------- what the client knows
@@ -167,89 +238,77 @@ def category_name(five: Sequence[Card]) -> str:
 
 @dataclass
 class Pot:
-    """A pot (the seed's pot.h): chips and every player who put chips into it."""
+    """pot.h's Pot: the chips each contributor put in, and the contributors."""
 
     chips: int
-    contributors: tuple[int, ...]
+    contributors: list[int] = field(default_factory=list)
+
+    def amount(self) -> int:
+        return self.chips * len(self.contributors)
 
 
 @dataclass
-class ShownHand:
-    """A ``player P shows ... which is K`` line (the seed's HANDINFO)."""
+class HandInfo:
+    """common.h's HANDINFO: a ``player P shows …, which is K`` line."""
 
+    hand: list[Card]
     player: int
-    cards: tuple[Card, ...]
-    category: str
+    kind: int
 
 
 @dataclass
 class State:
-    """What the original client's ``Query`` offered, plus the decision at hand.
+    """client.h's fields, as the player's ``Query`` reads them (same names)."""
 
-    Game: ``names``, ``my_id``, ``login_name`` (as assigned), ``initial_chips``, ``chips``
-    (chips behind, per player).  Hand: ``hand`` (1..), ``participants``, ``out_of_game``,
-    ``dealer``, ``blind`` (the small blind), ``hole_cards``, ``community_cards``, ``pots``
-    (of finished rounds, never merged).  Round: ``round``, ``bets`` ((player, chips put in)
-    per bet, call or raise, blinds included), ``player_status``, ``current_bets``.  Last
-    hand: ``hands``, ``won_chips_in_pots``, ``chips_won_in_last_game``.  At ``action``:
-    ``to_call`` (what a call puts in), ``must_call_zero`` (the big blind's "call 0" of the
-    seed's quirk, where a check folds), ``can_raise``, ``min_raise`` and ``max_raise`` (the
-    RAISE amount on top of the call).
-    """
-
-    login_name: str = ""
+    login_name: str = "uninitialized"
     names: list[str] = field(default_factory=list)
     my_id: int = -1
     initial_chips: int = 0
+    round: int = 0  # the number of ``game starts`` seen
     chips: list[int] = field(default_factory=list)
-    hand: int = 0
-    participants: list[int] = field(default_factory=list)
-    out_of_game: bool = False
-    dealer: int = -1
-    blind: int = 0
-    hole_cards: list[Card] = field(default_factory=list)
-    community_cards: list[Card] = field(default_factory=list)
-    pots: list[Pot] = field(default_factory=list)
-    round: str = ""
-    bets: list[tuple[int, int]] = field(default_factory=list)
     player_status: list[str] = field(default_factory=list)
     current_bets: list[int] = field(default_factory=list)
-    hands: list[ShownHand] = field(default_factory=list)
-    won_chips_in_pots: list[list[tuple[int, int]]] = field(default_factory=list)
-    chips_won_in_last_game: list[int] = field(default_factory=list)
-    to_call: int = 0
-    must_call_zero: bool = False
-    can_raise: bool = False
-    min_raise: int = 0
-    max_raise: int = 0
-
-    @property
-    def number_of_player(self) -> int:
-        return len(self.names)
-
-    @property
-    def number_of_participants(self) -> int:
-        return len(self.participants)
+    all_chips_won_in_last_game: list[int] = field(default_factory=list)
+    num_of_participating_players: int = 0
+    player_list: list[int] = field(default_factory=list)
+    out_of_game: bool = False
+    dealer: int = 0
+    bet_sequence: list[tuple[int, int]] = field(default_factory=list)
+    community_cards: list[Card] = field(default_factory=list)
+    hands: list[HandInfo] = field(default_factory=list)
+    pots: list[Pot] = field(default_factory=list)
+    won_chips: list[list[tuple[int, int]]] = field(default_factory=list)
+    blind: int = 0
+    last_raise_amount: int = 0
+    hole_cards: list[Card] = field(default_factory=lambda: [("", ""), ("", "")])
 
 
-Policy = Callable[[State], tuple[str, int]]
+DecideFn = Callable[[State, str], Decision]
+ShowFn = Callable[[State], Sequence[Card]]
 
 
-def call_or_check(state: State) -> tuple[str, int]:
-    """The default policy: call a bet (and the big blind's call 0), else check."""
-    return ("CALL", 0) if state.to_call > 0 or state.must_call_zero else ("CHECK", 0)
+def call_always(state: State, round_name: str) -> Decision:
+    """The default player: CALL (which ``decide`` turns into a check when nothing was bet)."""
+    return ("CALL", 0)
+
+
+def show_best(state: State) -> list[Card]:
+    """The default ``Player::showdown``: the best five of the hole cards and the board."""
+    return list(best_five([*state.hole_cards, *state.community_cards]))
 
 
 @dataclass
 class Transcript:
-    """What one connection saw: ``lines`` are ``("recv" | "sent", line)`` in order."""
+    """One run of the client: see the module's doc.  ``lines``: ``("recv" | "sent", line)``."""
 
     name: str
     lines: list[tuple[str, str]]
+    errors: list[tuple[int, str]]
+    warnings: list[str]
+    exit_status: int | None
     final_chips: list[int]
     hands: int
-    corrections: Counter[str]
-    actions: int
+    stalled: bool
     disconnected: bool
     state: State
 
@@ -262,896 +321,635 @@ class Transcript:
         return [line for way, line in self.lines if way == "sent"]
 
     @property
-    def total_corrections(self) -> int:
-        return sum(self.corrections.values())
+    def error_texts(self) -> list[str]:
+        return [text for _, text in self.errors]
+
+    @property
+    def clean(self) -> bool:
+        """It ended on ``game over`` (exit 0) without printing an error."""
+        return self.exit_status == EXIT_END and not self.errors
+
+    def why(self) -> str:
+        """The errors with the lines they were printed at (for assertion messages)."""
+        received = self.received
+        return (
+            "; ".join(
+                f"{text} (at line {n} {received[n - 1]!r})" if 0 < n <= len(received) else text
+                for n, text in self.errors
+            )
+            or f"exit {self.exit_status}"
+        )
 
 
 # --------------------------------------------------------------------------- the client
 
 
-class PpcaClient:
-    """The protocol state machine of one connection: ``feed`` each line, send what it returns.
+class _Abort(Exception):
+    """A failed ``assert``: the process aborts (nothing is caught)."""
 
-    ``stall_at=k``: from the k-th ``action`` on, answer nothing (``action`` nor
-    ``showdown``) but keep reading; the server must fold us.  ``disconnect_at=k``: at the
-    k-th ``action`` set ``disconnected`` (the caller closes).  ``bad_reply_at=k``: answer the
-    k-th ``action`` with ``check`` whatever the situation.  ``any_five``: show the first five
-    of our seven cards (hole cards, then the board) instead of the best five.
-    ``bb_call_zero``: the big blind's CALL where the seed's quirk wants "call 0" is sent as
-    ``bet 0`` (docs/remote.md); with False the stock client's correction "CALL with nothing
-    to call → check" applies there too, which the server folds, as the original did.
-    ``max_hands``: the game's length (None: any).  ``check_rules``: see the module's doc.
+
+class _Undefined(Exception):
+    """The C++ would have undefined behaviour here."""
+
+
+class _EndOfFile(Exception):
+    """boost::asio::read_until found the end of the connection."""
+
+
+class _Stop(Exception):
+    """The harness stops the client (``stall_at``, ``disconnect_at``)."""
+
+
+class PpcaClient:
+    """The original client as one program: ``start``, then ``feed`` each line, ``eof`` at the end.
+
+    ``name`` is what ``Player::login_name()`` returns; ``player_id`` main's optional third
+    argument (then the login is ``NAME_ID``).  ``stall_at=k``: the player never returns from
+    its k-th decision (the client reads nothing more).  ``disconnect_at=k``: the process
+    dies at its k-th ``action`` (``disconnected``; ``play`` closes the connection).
     """
 
     def __init__(
         self,
         name: str,
-        policy: Policy | None = None,
+        decide: DecideFn | None = None,
         *,
+        show: ShowFn | None = None,
+        player_id: str | None = None,
+        asserts: bool = True,
         stall_at: int | None = None,
         disconnect_at: int | None = None,
-        bad_reply_at: int | None = None,
-        any_five: bool = False,
-        bb_call_zero: bool = True,
-        check_rules: bool = True,
-        max_hands: int | None = MAX_HANDS,
     ) -> None:
-        if not name or not name.isascii() or not name.isprintable() or " " in name:
-            raise ValueError(f"a login name is one printable ASCII token: {name!r}")
-        self.name = name
-        self.policy = policy or call_or_check
-        self.stall_at, self.disconnect_at, self.bad_reply_at = stall_at, disconnect_at, bad_reply_at
-        self.any_five, self.bb_call_zero = any_five, bb_call_zero
-        self.check_rules, self.max_hands = check_rules, max_hands
+        self.name, self.player_id = name, player_id
+        self.player_decide = decide or call_always
+        self.player_show = show or show_best
+        self.asserts = asserts
+        self.stall_at, self.disconnect_at = stall_at, disconnect_at
         self.state = State()
-        self.lines: list[tuple[str, str]] = [("sent", f"login {name}")]
+        self.lines: list[tuple[str, str]] = []
+        self.outbox: list[str] = []
+        self.errors: list[tuple[int, str]] = []
+        self.warnings: list[str] = []
         self.lineno = 0
-        self.line = ""
-        self.phase = "login"
-        self.actions = 0  # `action` lines received
-        self.dead = False  # stalled: answers nothing any more
-        self.disconnected = False
-        self.corrections: Counter[str] = Counter()
-        self.hands_seen = 0  # hands finished with `game over`
-        self.k = 0  # seats at the table
-        self.total = 0  # chips at the table
-        self.prev_dealer: int | None = None
-        self.pot_mode: str | None = None  # "all" or "new": how `round ends` lists pots
+        self.actions = 0
+        self.exit_status: int | None = None
+        self.stalled = self.disconnected = False
+        self.done = False
+        self._program: Iterator[None] | None = None
 
-    # ---------------------------------------------------------------- plumbing
+    # ---------------------------------------------------------------- the driver
 
-    def _fail(self, why: str) -> NoReturn:
-        raise ProtocolViolation(self.lineno, self.line, why)
+    def start(self) -> list[str]:
+        """Run up to the first read: returns the lines sent (the login)."""
+        self._program = self._main()
+        self._step(None)
+        return self._flush()
 
-    def _int(self, token: str, what: str) -> int:
-        if not _INT.fullmatch(token):
-            self._fail(f"{what}: {token!r} is not a number")
-        return int(token)
+    def feed(self, line: str) -> list[str]:
+        """One line received (without its ``\\n``): returns the lines sent in answer.
 
-    def _seat(self, token: str, what: str) -> int:
-        seat = self._int(token, what)
-        if seat >= self.k:
-            self._fail(f"{what}: no seat {seat} at a table of {self.k}")
-        return seat
+        After the client has exited (or stalled) the line is left unread: not recorded.
+        """
+        if self.done:
+            return []
+        self.lineno += 1
+        self.lines.append(("recv", line))
+        self._step(line)
+        return self._flush()
 
-    def _card(self, rank: str, suit: str) -> Card:
-        if len(rank) != 1 or rank not in RANKS or len(suit) != 1 or suit not in SUITS:
-            self._fail(f"{rank!r} {suit!r} is not a card (rank {RANKS}, suit {SUITS})")
-        return (rank, suit)
+    def eof(self) -> None:
+        """The connection ended: a client still reading throws (main prints it, returns -1)."""
+        if not self.done:
+            self._step(_EndOfFile())
 
-    def _cards(self, tokens: Sequence[str]) -> list[Card]:
-        return [self._card(tokens[i], tokens[i + 1]) for i in range(0, len(tokens), 2)]
+    def _step(self, value: str | _EndOfFile | None) -> None:
+        assert self._program is not None
+        try:
+            if isinstance(value, _EndOfFile):
+                self._program.throw(value)
+            elif value is None:
+                next(self._program)
+            else:
+                self._program.send(value)
+        except StopIteration:
+            self.done = True
+        except _Stop:
+            self.done = True
+        except _Abort as exc:
+            self._err(str(exc))
+            self.exit_status = EXIT_ABORT
+            self.done = True
+        except _Undefined as exc:
+            self._err(f"[UB] {exc}")
+            self.done = True
+
+    def _flush(self) -> list[str]:
+        out, self.outbox = self.outbox, []
+        return out
 
     def transcript(self) -> Transcript:
         return Transcript(
             name=self.state.login_name,
             lines=list(self.lines),
+            errors=list(self.errors),
+            warnings=list(self.warnings),
+            exit_status=self.exit_status,
             final_chips=list(self.state.chips),
-            hands=self.hands_seen,
-            corrections=Counter(self.corrections),
-            actions=self.actions,
+            hands=self.state.round,
+            stalled=self.stalled,
             disconnected=self.disconnected,
             state=self.state,
         )
 
-    def feed(self, line: str) -> str | None:
-        """One line received (without its ``\\n``); returns the line to send, if any."""
-        self.lineno += 1
-        self.line = line
-        self.lines.append(("recv", line))
-        if not line.isascii():
-            self._fail("not ASCII")
-        reply = self._dispatch(line.split(" "))
-        if reply is not None:
-            self.lines.append(("sent", reply))
-        return reply
+    # ---------------------------------------------------------------- client.cpp's I/O
 
-    def _dispatch(self, words: list[str]) -> str | None:
-        return getattr(self, f"_on_{self.phase}")(words)
+    def _err(self, text: str) -> None:
+        self.errors.append((self.lineno, text))
 
-    def finish(self) -> None:
-        """The server closed the connection: only allowed once the game is over."""
-        self.lineno += 1
-        self.line = ""
-        if self.phase != "between":
-            self._fail(f"connection closed in the middle of {'a hand' if self.state.hand else 'the login'}")
-        alive = sum(1 for c in self.state.chips if c > 0)
-        if self.max_hands is not None and self.hands_seen < self.max_hands and alive > 1:
-            self._fail(f"connection closed after {self.hands_seen} hands, with {alive} players still in")
+    def _send(self, text: str) -> None:
+        """Client::send: the line and its ``\\n``."""
+        self.lines.append(("sent", text))
+        self.outbox.append(text)
 
-    # ---------------------------------------------------------------- login
+    def _receive(self) -> Iterator[None]:
+        """Client::receive(std::string&): one line (``getline``: a ``\\r`` is kept)."""
+        line = yield
+        return line
 
-    def _on_login(self, words: list[str]) -> None:
-        prefix = self.name + "_"
-        if len(words) != 2 or words[0] != "login" or not words[1].startswith(prefix):
-            self._fail(f"expected 'login {self.name}_<table>_<id>'")
-        table, sep, seat = words[1][len(prefix) :].rpartition("_")
-        if not sep or not table:
-            self._fail(f"expected 'login {self.name}_<table>_<id>'")
-        self.state.my_id = self._int(seat, "id")
-        self.state.login_name = words[1]
-        self.phase = "names"
+    def _receive_fmt(self, count: int, fmt: str) -> Iterator[None]:
+        """Client::receive(int, fmt, …): ``vsscanf`` assigns ``count`` values (a prefix match)."""
+        msg = yield from self._receive()
+        n, values = scan(fmt, msg)
+        return n == count, values
 
-    def _on_names(self, words: list[str]) -> None:
+    def _assert(self, ok: bool, expression: str, function: str) -> None:
+        if self.asserts and not ok:
+            raise _Abort(f"client: client.cpp: {function}: Assertion `{expression}' failed.")
+
+    def _index(self, seq: list[Any], i: int, what: str) -> Any:
+        if not 0 <= i < len(seq):
+            raise _Undefined(f"{what}[{i}] of {len(seq)}")
+        return seq[i]
+
+    # ---------------------------------------------------------------- main.cpp
+
+    def _main(self) -> Iterator[None]:
+        try:
+            initialized = yield from self._construct()
+            if not initialized:
+                self._err("[ERROR] Unable to initialize the client.")
+                self.exit_status = EXIT_ERROR
+                return
+            while True:
+                result = yield from self._loop()
+                if result == LOOP_MSG_ERROR:
+                    self.exit_status = EXIT_ERROR  # after show_final_stat
+                    return
+                if result == LOOP_END:
+                    self.exit_status = EXIT_END
+                    return
+        except _EndOfFile:
+            self._err(EOF_EXCEPTION)
+            self.exit_status = EXIT_EXCEPTION
+
+    def _construct(self) -> Iterator[None]:
+        """Client::Client: login, the names, the initial chips."""
         st = self.state
-        if words != ["player", "list", "end"]:
-            st.names.append(self.line)
-            return
-        self.k = len(st.names)
-        if st.my_id >= self.k:
-            self._fail(f"our id {st.my_id} is not a seat of this table of {self.k}")
-        if st.names[st.my_id] != st.login_name:
-            self._fail(f"seat {st.my_id} is listed as {st.names[st.my_id]!r}, not {st.login_name!r}")
-        self.phase = "initial"
+        login = self.name if self.player_id is None else f"{self.name}_{self.player_id}"
+        self._send(f"login {login}")
+        confirmation = yield from self._receive()
+        if confirmation[:6] != "login ":
+            self._err("[ERROR] login is not confirmed")
+            return False
+        st.login_name = confirmation[6:]
+        yield from self._receive_names()
+        ok, values = yield from self._receive_fmt(1, "initial chips = %d")
+        if not ok:
+            self._err("[ERROR] unexpected message, expecting initial chips")
+            return False
+        st.initial_chips = values[0]
+        # initialize_runtime_data
+        k = len(st.names)
+        st.chips = [st.initial_chips] * k
+        st.player_status = [NOT_ACTIONED] * k
+        st.current_bets = [0] * k
+        st.all_chips_won_in_last_game = [0] * k
+        return True
 
-    def _on_initial(self, words: list[str]) -> None:
-        if len(words) != 4 or words[:3] != ["initial", "chips", "="]:
-            self._fail("expected 'initial chips = N'")
-        chips = self._int(words[3], "initial chips")
-        if chips == 0:
-            self._fail("no initial chips")
+    def _receive_names(self) -> Iterator[None]:
+        """Client::receive_names: every line up to ``player list end``; ours is my_id."""
         st = self.state
-        st.initial_chips = chips
-        st.chips = [chips] * self.k
-        st.chips_won_in_last_game = [0] * self.k
-        self.total = chips * self.k
-        self.phase = "between"
+        msg = yield from self._receive()
+        while msg != "player list end":
+            st.names.append(msg)
+            if msg == st.login_name:
+                st.my_id = len(st.names) - 1
+            msg = yield from self._receive()
 
-    # ---------------------------------------------------------------- a hand's start
+    # ---------------------------------------------------------------- Client::loop
 
-    def _on_between(self, words: list[str]) -> None:
-        if words != ["game", "starts"]:
-            self._fail("expected 'game starts' (or the end of the connection)")
+    def _loop(self) -> Iterator[None]:
         st = self.state
-        if self.max_hands is not None and self.hands_seen >= self.max_hands:
-            self._fail(f"a hand after the last ({self.max_hands})")
-        alive = [p for p in range(self.k) if st.chips[p] > 0]
-        if len(alive) < 2:
-            self._fail(f"a hand with {len(alive)} player(s) holding chips")
-        st.hand += 1
-        st.participants = []
-        st.hole_cards = []
+        msg = yield from self._receive()
+        if msg == "game starts":
+            st.round += 1
+        elif msg == "game over":
+            return LOOP_END
+        else:
+            self._err('[ERROR] unexpected message, expecting "game starts", or "game over".')
+            return LOOP_MSG_ERROR
+        ok = yield from self._receive_round_init_msgs()
+        if not ok:
+            return LOOP_MSG_ERROR
+        game_continue = True
+        for round_name in ROUNDS:
+            if game_continue:  # TEST_LOOP_RESULT: the round is not played once the game ended
+                result = yield from self._bet_loop(round_name)
+                if result == LOOP_END:
+                    game_continue = False
+                elif result == LOOP_MSG_ERROR:
+                    return LOOP_MSG_ERROR
+        # clear_single_game_stat
+        st.hands = []
+        st.won_chips = []
+        st.all_chips_won_in_last_game = [0] * len(st.all_chips_won_in_last_game)
+        if game_continue:
+            result = yield from self._showdown_loop()
+            if result == LOOP_MSG_ERROR:
+                return LOOP_MSG_ERROR
+        result = yield from self._receive_winner()
+        if result == LOOP_MSG_ERROR:
+            return LOOP_MSG_ERROR
+        return LOOP_NORMAL
+
+    def _receive_round_init_msgs(self) -> Iterator[None]:
+        st = self.state
+        st.player_status = [NOT_ACTIONED] * len(st.player_status)
+        st.current_bets = [0] * len(st.current_bets)
+        st.bet_sequence = []
         st.community_cards = []
         st.pots = []
-        st.round = ""
-        st.bets = []
-        st.current_bets = [0] * self.k
-        st.player_status = [FOLDED] * self.k
-        st.to_call, st.must_call_zero, st.can_raise, st.min_raise, st.max_raise = 0, False, False, 0, 0
-        self.bet = [0] * self.k
-        self.folded = [False] * self.k
-        self.asked = False  # `action` received, our broadcast not yet
-        self.expect_mine: tuple[str, int] | None = None
-        self.phase = "nplayers"
-
-    def _on_nplayers(self, words: list[str]) -> None:
-        if len(words) != 5 or words[:4] != ["number", "of", "players", "is"]:
-            self._fail("expected 'number of players is P'")
-        count = self._int(words[4], "number of players")
-        alive = sum(1 for c in self.state.chips if c > 0)
-        if count != alive:
-            self._fail(f"{alive} players have chips, not {count}")
-        self.phase = "ids"
-
-    def _on_ids(self, words: list[str]) -> None:
-        st = self.state
-        if len(words) != 1:
-            self._fail("expected a participant's id")
-        seat = self._seat(words[0], "participant")
-        if st.chips[seat] == 0:
-            self._fail(f"player {seat} has no chips")
-        if st.participants and seat <= st.participants[-1]:
-            self._fail("participants not in increasing seat order")
-        st.participants.append(seat)
-        if len(st.participants) == sum(1 for c in st.chips if c > 0):
-            st.out_of_game = st.my_id not in st.participants
-            for p in st.participants:
-                st.player_status[p] = NOT_ACTIONED
-            self.phase = "sb"
-
-    def _on_sb(self, words: list[str]) -> None:
-        if len(words) != 4 or words[:3] != ["small", "blind", "is"]:
-            self._fail("expected 'small blind is B'")
-        blind = self._int(words[3], "small blind")
-        if blind == 0:
-            self._fail("a small blind of 0")
-        st = self.state
-        level = min((st.hand - 1) // HANDS_PER_LEVEL, len(SMALL_BLINDS) - 1)
-        if self.check_rules and blind != SMALL_BLINDS[level]:
-            self._fail(f"hand {st.hand}'s small blind is {SMALL_BLINDS[level]}")
-        st.blind = blind
-        self.phase = "dealer"
-
-    def _on_dealer(self, words: list[str]) -> None:
-        if len(words) != 3 or words[:2] != ["dealer", "is"]:
-            self._fail("expected 'dealer is D'")
-        st = self.state
-        dealer = self._seat(words[2], "dealer")
-        if dealer not in st.participants:
-            self._fail(f"the dealer {dealer} is not in the hand")
-        if self.check_rules and self.prev_dealer is not None:
-            due = next(
-                s % self.k
-                for s in range(self.prev_dealer + 1, self.prev_dealer + 1 + self.k)
-                if st.chips[s % self.k]
-            )
-            if dealer != due:
-                self._fail(f"the button moves from {self.prev_dealer} to {due}")
-        st.dealer = self.prev_dealer = dealer
-        # Clockwise (increasing seats) from the dealer's left; the dealer is last.
-        self.order = [s % self.k for s in range(dealer + 1, dealer + 1 + self.k) if st.chips[s % self.k]]
-        self.sb_seat, self.bb_seat = self.order[0], self.order[1]
-        self.phase = "blind1"
-
-    def _on_blind1(self, words: list[str]) -> None:
-        self._blind(words, self.sb_seat, self.state.blind, "small")
-        self.phase = "blind2"
-
-    def _on_blind2(self, words: list[str]) -> None:
-        self._blind(words, self.bb_seat, 2 * self.state.blind, "big")
-        self.max_bet = max(self.bet)
-        if self.state.my_id in self.state.participants:
-            self.phase = "hole"
-        else:
-            self._begin_round(0)
-
-    def _blind(self, words: list[str], seat: int, blind: int, which: str) -> None:
-        if len(words) != 5 or words[0] != "player" or words[2:4] != ["blind", "bet"]:
-            self._fail(f"expected 'player P blind bet X' (the {which} blind)")
-        player = self._seat(words[1], "blind")
-        amount = self._int(words[4], "blind")
-        if player != seat:
-            self._fail(f"the {which} blind is player {seat}'s")
-        due = min(blind, self.state.chips[seat])
-        if amount != due:
-            self._fail(f"the {which} blind is {due}")
-        self._put(seat, amount)
-
-    def _on_hole(self, words: list[str]) -> None:
-        st = self.state
-        if len(words) != 4 or words[:2] != ["hole", "card"]:
-            self._fail(
-                "expected 'hole card R S' (our second)" if st.hole_cards else "expected 'hole card R S'"
-            )
-        card = self._card(words[2], words[3])
-        if card in st.hole_cards:
-            self._fail("the same hole card twice")
-        st.hole_cards.append(card)
-        if len(st.hole_cards) == 2:
-            self._begin_round(0)
-
-    # ---------------------------------------------------------------- betting
-
-    def _put(self, seat: int, amount: int) -> None:
-        st = self.state
-        st.chips[seat] -= amount
-        self.bet[seat] += amount
-        st.current_bets[seat] = self.bet[seat]
-        st.bets.append((seat, amount))
-
-    def _live(self) -> list[int]:
-        return [s for s in self.order if not self.folded[s]]
-
-    def _begin_round(self, street: int) -> None:
-        st = self.state
-        self.street = street
-        st.round = ROUNDS[street]
-        if street:
-            st.bets = []
-            st.current_bets = [0] * self.k
-            self.max_bet = 0
-        for s in self.order:
-            st.player_status[s] = FOLDED if self.folded[s] else NOT_ACTIONED
-        self.full_raise = 0  # the largest raise of the round
-        self.acted: set[int] = set()  # who acted since the last full raise
-        self.short_sum = 0  # short all-in raises since then, until they make a full one
-        m = len(self.order)
-        first = (self.order.index(self.bb_seat) + 1) % m if street == 0 else 0
-        turn = [self.order[(first + i) % m] for i in range(m)]
-        # Asked: players with chips who have something to decide (someone else still in
-        # the hand can put in more than they have in front of them).
-        second = sorted(self.bet[s] + st.chips[s] for s in self._live())[-2]
-        self.queue = [s for s in turn if not self.folded[s] and st.chips[s] > 0 and self.bet[s] < second]
-        self.round_over = not self.queue or (len(self.queue) == 1 and self.bet[self.queue[0]] >= self.max_bet)
-        self.settled = False
-        self.pot_lines: list[tuple[int, int, tuple[int, ...]]] = []
-        self.has_seen: set[int] = set()
-        if not self.round_over:
-            self._options()
-        self.phase = "round_start"
-
-    def _options(self) -> None:
-        """The options of the player at the head of the queue."""
-        st = self.state
-        seat = self.queue[0]
-        chips = st.chips[seat]
-        self.owed = self.max_bet - self.bet[seat]
-        self.to_call = min(chips, self.owed)
-        bb = 2 * st.blind
-        self.free_call = self.to_call == 0 and self.street == 0 and self.max_bet == bb
-        others = any(
-            s != seat and not self.folded[s] and st.chips[s] + self.bet[s] > self.max_bet for s in self.order
-        )
-        self.can_raise = (
-            chips > self.owed
-            and self.to_call >= self.full_raise
-            and not (self.short_sum and seat in self.acted)
-            and others
-        )
-        if self.can_raise:
-            self.max_x = chips - self.owed
-            self.min_x = min(max(self.full_raise, bb), self.max_x)
-        else:
-            self.min_x = self.max_x = 0
-
-    def _legal(self, kind: str, amount: int) -> str | None:
-        """Why the head of the queue may not do this (None: legal)."""
-        if kind == "folds":
-            return None
-        if kind == "checks":
-            if self.to_call:
-                return f"a check facing {self.to_call} to call"
-            if self.free_call:
-                return "a check by the big blind, who must call 0 (the seed's quirk)"
-            return None
-        chips = self.state.chips[self.queue[0]]
-        if amount > chips:
-            return f"a bet of {amount} with {chips} chips"
-        if amount < self.to_call:
-            return f"a bet of {amount} facing {self.to_call} to call"
-        if amount == self.to_call:
-            return None  # a call (0 for the big blind's call 0, or when checking is free)
-        if not self.can_raise and (self.check_rules or chips <= self.owed):
-            return "a raise where raising is not allowed"
-        x = amount - self.owed
-        if self.check_rules and not self.min_x <= x <= self.max_x:
-            return f"a raise of {x}, outside {self.min_x}..{self.max_x}"
-        return None
-
-    def _apply(self, seat: int, kind: str, amount: int) -> None:
-        st = self.state
-        self.queue.pop(0)
-        self.acted.add(seat)
-        if kind == "folds":
-            self.folded[seat] = True
-            st.player_status[seat] = FOLDED
-            if len(self._live()) == 1:
-                self.round_over = True
-                return
-        elif kind == "checks":
-            st.player_status[seat] = CHECKED
-        else:
-            raising = amount > self.to_call
-            x = amount - self.owed
-            self._put(seat, amount)
-            st.player_status[seat] = BET
-            if raising:
-                if x >= self.full_raise:
-                    self.full_raise = x
-                    self.acted = {seat}
-                    self.short_sum = 0
-                else:
-                    self.short_sum += x
-                    if self.short_sum >= self.full_raise:
-                        self.short_sum = 0
-                self.max_bet = self.bet[seat]
-                m = len(self.order)
-                i = self.order.index(seat)
-                turn = (self.order[(i + j) % m] for j in range(1, m))
-                self.queue = [s for s in turn if not self.folded[s] and st.chips[s] > 0]
-        if self.queue:
-            self._options()
-        else:
-            self.round_over = True
-
-    def _settle(self) -> None:
-        """The round is over: the uncalled bet goes back, then the round's pots are made."""
-        if self.settled:
-            return
-        self.settled = True
-        st = self.state
-        cutoff = sorted(self.bet[s] for s in self.order)[-2]
-        for s in self.order:
-            if self.bet[s] > cutoff:
-                st.chips[s] += self.bet[s] - cutoff
-                self.bet[s] = cutoff
-        self.new_pots = []
-        previous = 0
-        for level in sorted({self.bet[s] for s in self.order if self.bet[s] > 0}):
-            contributors = tuple(s for s in self.order if self.bet[s] >= level)
-            self.new_pots.append(Pot((level - previous) * len(contributors), contributors))
-            previous = level
-        st.pots.extend(self.new_pots)
-        self.bet = [0] * self.k
-        self.max_bet = 0
-
-    def _after_round(self) -> None:
-        live = self._live()
-        if len(live) == 1:
-            self.started_showdown = False
-            self.phase = "foldout"
-        elif self.street == 3:
-            self.phase = "showdown_start"
-        else:
-            self.street += 1
-            self.phase = "cards"
-
-    def _on_round_start(self, words: list[str]) -> str | None:
-        if words == ["round", "starts"]:
-            self.phase = "has"
-            return None
-        if not self.round_over:
-            self._fail("expected 'round starts'")
-        # Nobody can bet this round: the frame may be left out.
-        self._settle()
-        self._after_round()
-        return self._dispatch(words)
-
-    def _on_has(self, words: list[str]) -> None:
-        st = self.state
-        if len(words) != 5 or words[0] != "player" or words[2] != "has" or words[4] != "chips":
-            self._fail(
-                f"expected 'player P has C chips' ({len(self.has_seen)} of {len(st.participants)} so far)"
-            )
-        seat = self._seat(words[1], "player")
-        chips = self._int(words[3], "chips")
-        if seat not in st.participants:
-            self._fail(f"player {seat} is not in the hand")
-        if seat in self.has_seen:
-            self._fail(f"player {seat}'s chips twice")
-        if chips != st.chips[seat]:
-            self._fail(f"player {seat} has {st.chips[seat]} chips behind")
-        self.has_seen.add(seat)
-        if len(self.has_seen) == len(st.participants):
-            on_table = sum(st.chips) + sum(p.chips for p in st.pots) + sum(self.bet)
-            if on_table != self.total:
-                self._fail(f"{on_table} chips at the table (stacks, pots and bets), not {self.total}")
-            self.phase = "betting"
-
-    def _on_betting(self, words: list[str]) -> str | None:
-        st = self.state
-        me = st.my_id
-        if words == ["action"]:
-            if self.round_over or self.queue[0] != me:
-                who = "nobody" if self.round_over else f"player {self.queue[0]}"
-                self._fail(f"'action' to us, but {who} is to act")
-            if self.asked:
-                self._fail("a second 'action' before our action was broadcast")
-            self.asked = True
-            return self._decide()
-        if len(words) in (3, 4) and words[0] == "player" and words[2] in ("bets", "checks", "folds"):
-            if (words[2] == "bets") != (len(words) == 4):
-                self._fail("expected 'player P bets X', 'player P checks' or 'player P folds'")
-            seat = self._seat(words[1], "player")
-            amount = self._int(words[3], "bet") if len(words) == 4 else 0
-            if self.round_over:
-                self._fail(f"player {seat} acts after the round is over")
-            if seat != self.queue[0]:
-                self._fail(f"player {seat} acts, but player {self.queue[0]} is to act")
-            if seat == me:
-                if not self.asked and not self.dead:
-                    self._fail("our action broadcast, but we were not asked")
-                kind, chips = self.expect_mine or ("folds", 0)
-                if (words[2], amount) != (kind, chips):
-                    self._fail(f"our action is 'player {me} {kind}{f' {chips}' if kind == 'bets' else ''}'")
-                self.asked = False
-                self.expect_mine = None
-            else:
-                why = self._legal(words[2], amount)
-                if why:
-                    self._fail(f"the server accepted an illegal action: {why} (it must fold)")
-            self._apply(seat, words[2], amount)
-            return None
-        if words[:1] == ["pot"]:
-            if not self.round_over:
-                self._fail("a pot before the round is over")
-            self._settle()
-            if len(words) < 8 or words[2] != "has" or words[4:7] != ["chips", "contributed", "by"]:
-                self._fail("expected 'pot I has A chips contributed by P Q ...'")
-            index = self._int(words[1], "pot")
-            amount = self._int(words[3], "pot chips")
-            who = [self._seat(w, "contributor") for w in words[7:]]
-            if len(set(who)) != len(who):
-                self._fail("a contributor listed twice")
-            self._pot_line(index, amount, tuple(sorted(who)))
-            return None
-        if words == ["round", "ends"]:
-            if not self.round_over:
-                self._fail(f"the round ends, but player {self.queue[0]} is to act")
-            self._settle()
-            self._check_pots()
-            self._after_round()
-            return None
-        self._fail("expected 'action', 'player P bets X | checks | folds', 'pot ...' or 'round ends'")
-
-    def _pot_line(self, index: int, amount: int, who: tuple[int, ...]) -> None:
-        """A ``pot`` line of ``round ends``: every pot of the hand from pot 0 (reading "all"),
-        or only this round's new pots (reading "new"), in order; one reading for the game."""
-        pots = self.state.pots
-        if index >= len(pots):
-            self._fail(f"there is no pot {index}: the hand has {len(pots)} ({self._pots_text()})")
-        pot = pots[index]
-        if (amount, who) != (pot.chips, tuple(sorted(pot.contributors))):
-            self._fail(f"pot {index} has {pot.chips} chips contributed by {sorted(pot.contributors)}")
-        old = len(pots) - len(self.new_pots)
-        if self.pot_lines:
-            due = {self.pot_lines[-1][0] + 1}
-        else:
-            due = {0 if self.pot_mode != "new" else old, old if self.pot_mode != "all" else 0}
-        if index not in due:
-            self._fail(f"pot {index} listed where pot {' or '.join(map(str, sorted(due)))} is due")
-        self.pot_lines.append((index, amount, who))
-
-    def _pots_text(self) -> str:
-        return ", ".join(
-            f"pot {i}: {p.chips} by {sorted(p.contributors)}" for i, p in enumerate(self.state.pots)
-        )
-
-    def _check_pots(self) -> None:
-        """``round ends``: were all the pots of one reading listed?"""
-        pots = self.state.pots
-        old = len(pots) - len(self.new_pots)
-        first = self.pot_lines[0][0] if self.pot_lines else len(pots)
-        last = self.pot_lines[-1][0] + 1 if self.pot_lines else len(pots)
-        readings = [mode for mode, start in (("all", 0), ("new", old)) if first == start]
-        if last != len(pots) or not readings:
-            self._fail(
-                f"the round ends with pots left out ({self._pots_text()}; this round's from pot {old})"
-            )
-        if len(readings) == 1:
-            if self.pot_mode not in (None, readings[0]):
-                self._fail(
-                    f"pots listed as the {readings[0]} pots this round, the {self.pot_mode} pots before"
-                )
-            self.pot_mode = readings[0]
-
-    def _decide(self) -> str | None:
-        st = self.state
-        self.actions += 1
-        k = self.actions
-        st.to_call, st.must_call_zero = self.to_call, self.free_call
-        st.can_raise, st.min_raise, st.max_raise = self.can_raise, self.min_x, self.max_x
-        if self.dead:
-            return None
-        if k == self.disconnect_at:
-            self.disconnected = True
-            return None
-        if k == self.stall_at:
-            self.dead = True
-            return None
-        if k == self.bad_reply_at:
-            reply = "check"
-        else:
-            kind, amount = self.policy(st)
-            reply = self._correct(str(kind).upper(), amount)
-        if reply == "fold":
-            self.expect_mine = ("folds", 0)
-        elif reply == "check":
-            self.expect_mine = ("folds", 0) if self._legal("checks", 0) else ("checks", 0)
-        else:
-            amount = int(reply.split()[1])
-            self.expect_mine = ("folds", 0) if self._legal("bets", amount) else ("bets", amount)
-        return reply
-
-    def _correct(self, kind: str, amount: int) -> str:
-        """The stock client's corrections of a decision (reference.md §5)."""
-        if kind == "FOLD":
-            return "fold"
-        if kind == "CHECK":
-            return "check"  # not corrected, even facing a bet: the server folds it
-        if kind == "RAISE":
-            if not self.can_raise:
-                self.corrections["raise-not-allowed"] += 1
-                return self._call()
-            if amount > self.max_x:
-                self.corrections["raise-above-stack"] += 1
-                amount = self.max_x
-            elif amount < self.min_x:
-                self.corrections["raise-below-minimum"] += 1
-                return self._call()
-            return f"bet {self.owed + amount}"
-        if kind == "CALL":
-            if self.to_call == 0 and not (self.free_call and self.bb_call_zero):
-                self.corrections["call-to-check"] += 1
-            return self._call()
-        raise ValueError(f"a decision is one of {DECISIONS}, not {kind!r}")
-
-    def _call(self) -> str:
-        if self.to_call == 0 and not (self.free_call and self.bb_call_zero):
-            return "check"
-        return f"bet {self.to_call}"
-
-    # ---------------------------------------------------------------- cards
-
-    def _on_cards(self, words: list[str]) -> None:
-        st = self.state
-        street = ("flop", "turn", "river")[self.street - 1]
-        if len(words) != 4 or words[0] != street or words[1] != "card":
-            self._fail(f"expected '{street} card R S'")
-        card = self._card(words[2], words[3])
-        if card in st.community_cards or card in st.hole_cards:
-            self._fail(f"{card[0]} {card[1]} is already dealt")
-        st.community_cards.append(card)
-        if len(st.community_cards) == (3, 4, 5)[self.street - 1]:
-            self._begin_round(self.street)
-
-    # ---------------------------------------------------------------- showdown and payout
-
-    def _on_showdown_start(self, words: list[str]) -> None:
-        if words != ["start", "showdown"]:
-            self._fail("expected 'start showdown'")
-        self.asked_show = False
-        self.my_five: tuple[Card, ...] | None = None
-        self.shown: dict[int, tuple[Card, ...]] = {}
-        self.shown_as: dict[int, str] = {}
-        #: Players told as ``player P shows nothing valid`` (an invalid or missing five).
-        self.invalid: set[int] = set()
-        self.phase = "showdown"
-
-    def _on_foldout(self, words: list[str]) -> None:
-        if words == ["start", "showdown"] and not self.started_showdown:
-            self.started_showdown = True
-            return
-        if words != ["declare", "winner"]:
-            self._fail("expected 'declare winner' (everyone else folded)")
-        self.shown, self.shown_as = {}, {}
-        self.invalid = set()
-        self.my_five = None
-        self._start_payout()
-
-    def _on_showdown(self, words: list[str]) -> str | None:
-        st = self.state
-        me = st.my_id
-        if words == ["showdown"]:
-            if me not in self._live():
-                self._fail("'showdown' to us, but we are not in the hand")
-            if self.asked_show:
-                self._fail("'showdown' to us twice")
-            self.asked_show = True
-            if self.dead:
-                return None
-            seven = [*st.hole_cards, *st.community_cards]
-            self.my_five = tuple(seven[:5]) if self.any_five else best_five(seven)
-            return " ".join(f"{r} {s}" for r, s in self.my_five)
-        if (
-            len(words) >= 16
-            and words[0] == "player"
-            and words[2] == "shows"
-            and words[13:15] == ["which", "is"]
-        ):
-            seat = self._seat(words[1], "player")
-            five = tuple(self._cards(words[3:13]))
-            category = " ".join(words[15:])
-            if category not in CATEGORY_NAMES:
-                self._fail(f"{category!r} is not a hand category ({', '.join(CATEGORY_NAMES)})")
-            if seat not in self._live():
-                self._fail(f"player {seat} shows, but is not in the hand")
-            if seat in self.shown:
-                self._fail(f"player {seat} shows twice")
-            if seat == me and not self.dead:
-                if self.my_five is None:
-                    self._fail("our hand is shown before we were asked for it")
-                if sorted(five) != sorted(self.my_five):
-                    self._fail("these are not the five cards we showed")
-            if len(set(five)) == 5 and category != category_name(five):
-                self._fail(f"these five are a {category_name(five)}")
-            self.shown[seat] = five
-            self.shown_as[seat] = category
-            return None
-        if len(words) == 5 and words[0] == "player" and words[2:] == ["shows", "nothing", "valid"]:
-            # docs/remote.md: an invalid five, or none in time, ranks lowest.
-            seat = self._seat(words[1], "player")
-            if seat not in self._live():
-                self._fail(f"player {seat} shows, but is not in the hand")
-            if seat in self.shown or seat in self.invalid:
-                self._fail(f"player {seat} shows twice")
-            if seat == me and not self.dead and self.my_five is not None and len(set(self.my_five)) == 5:
-                self._fail("our valid five is told as nothing valid")
-            self.invalid.add(seat)
-            return None
-        if words == ["declare", "winner"]:
-            if me in self._live() and not self.dead:
-                if not self.asked_show:
-                    self._fail("the showdown ends, but we were not asked for our five cards")
-                if me not in self.shown:
-                    self._fail("the showdown ends, but our hand was not shown")
-            self._start_payout()
-            return None
-        self._fail("expected 'showdown', 'player P shows R S ×5 which is K' or 'declare winner'")
-
-    def _value(self, seat: int) -> tuple[int, ...] | bool | None:
-        """A hand still in: its value, None for an invalid five, False when it cannot be judged."""
-        st = self.state
-        if seat == st.my_id:
-            return five_value(self.my_five) if self.my_five is not None and not self.dead else None
-        if seat in self.invalid:
-            return None
-        five = self.shown.get(seat)
-        if five is None:
+        ok, values = yield from self._receive_fmt(1, "number of players is %d")
+        if not ok:
+            self._err("[ERROR] unexpected message, expecting participants.")
             return False
-        board = set(st.community_cards)
-        own = [c for c in five if c not in board]
-        if len(set(five)) != 5 or len(own) > 2 or any(c in st.hole_cards for c in own):
-            return None  # certainly not five of that player's seven
-        for other, theirs in self.shown.items():
-            if other != seat and any(c in theirs for c in own):
-                return False  # two players claim the same hole card: one is invalid, which?
-        return five_value(five)
+        st.num_of_participating_players = n = values[0]
+        msg = yield from self._receive()  # ONE line of ids, read with `iss >> int`
+        iss = IStream(msg)
+        # vector::resize keeps the old ids; a failed read leaves one unchanged (or 0).
+        st.player_list = (st.player_list + [0] * max(0, n - len(st.player_list)))[: max(n, 0)]
+        for i in range(n):
+            st.player_list[i] = iss.int(st.player_list[i])
+            self._index(st.names, st.player_list[i], "names")  # printed: names[player_list[i]]
+        st.out_of_game = st.my_id not in st.player_list
+        ok, values = yield from self._receive_fmt(1, "small blind is %d")
+        if ok:
+            st.blind = values[0]
+        else:
+            self._err("[ERROR] unexpected message, expecting the amount of small blind.")  # no return
+        ok, values = yield from self._receive_fmt(1, "dealer is %d")
+        if not ok:
+            self._err("[ERROR] unexpected message, expecting dealer.")
+            return False
+        st.dealer = values[0]
+        self._index(st.names, st.dealer, "names")
+        for which in ("small", "big"):
+            ok, values = yield from self._receive_fmt(2, "player %d blind bet %d")
+            if not ok:
+                self._err(f"[ERROR] unexpected message, expecting {which} blind.")
+                return False
+            player, bet = values
+            self._index(st.chips, player, "chips")
+            st.bet_sequence.append((player, bet))
+            st.current_bets[player] += bet
+            st.chips[player] -= bet
+            if which == "small":
+                st.blind = bet
+        if not st.out_of_game:
+            for i in (0, 1):
+                ok, values = yield from self._receive_fmt(2, "hole card %c %c")
+                if not ok:
+                    self._err(f"[ERROR] unexcepted message, expecting hole card {i + 1}.")
+                    return False
+                st.hole_cards[i] = (values[0], values[1])
+        return True
 
-    def _start_payout(self) -> None:
+    # ---------------------------------------------------------------- Client::bet_loop
+
+    def _bet_loop(self, round_name: str) -> Iterator[None]:
         st = self.state
-        self.paid = [0] * len(st.pots)
-        self.announced: set[int] = set()
-        st.won_chips_in_pots = [[] for _ in st.pots]
-        st.chips_won_in_last_game = [0] * self.k
-        st.hands = [ShownHand(p, five, self.shown_as[p]) for p, five in sorted(self.shown.items())]
-        self.phase = "payout"
-
-    def _winners(self, pot: Pot) -> tuple[set[int], set[int] | None]:
-        """Who may be paid from the pot, and who must be (None: cannot be judged)."""
-        live = [s for s in pot.contributors if not self.folded[s]]
-        if not live:
-            return set(pot.contributors), set(pot.contributors)  # given back
-        if len(live) == 1:
-            return set(live), set(live)
-        values = {s: self._value(s) for s in live}
-        if any(v is False for v in values.values()):
-            return set(live), None
-        valid = {s: v for s, v in values.items() if v is not None}
-        if not valid:
-            return set(live), set(live)
-        best = max(valid.values())
-        return set(live), {s for s, v in valid.items() if v == best}
-
-    def _on_payout(self, words: list[str]) -> None:
-        st = self.state
-        if (
-            len(words) == 7
-            and words[0] == "pot"
-            and words[2:5] == ["is", "shared", "by"]
-            and words[6] == "players"
-        ):
-            index = self._int(words[1], "pot")
-            if index >= len(st.pots):
-                self._fail(f"there is no pot {index} (the hand has {len(st.pots)})")
-            if index in self.announced:
-                self._fail(f"pot {index} shared twice")
-            count = self._int(words[5], "winners")
-            if count == 0:
-                self._fail("a pot shared by nobody")
-            self.announced.add(index)
-            self.pot_index, self.pot_count = index, count
-            self.pot_shares: list[tuple[int, int]] = []
-            self.phase = "gets"
-            return
-        if words == ["game", "over"]:
-            unpaid = [i for i, pot in enumerate(st.pots) if self.paid[i] != pot.chips]
-            if unpaid:
-                self._fail(f"the hand is over with pot(s) {unpaid} not paid")
-            self._check_total()
-            self.hands_seen += 1
-            st.out_of_game = st.chips[st.my_id] == 0
-            self.phase = "between"
-            return
-        self._fail("expected 'pot I is shared by N players' or 'game over'")
-
-    def _check_total(self) -> None:
-        st = self.state
-        on_table = sum(st.chips) + sum(p.chips for p in st.pots) - sum(self.paid)
-        if on_table != self.total:
-            self._fail(f"{on_table} chips at the table (stacks and pots not yet paid), not {self.total}")
-
-    def _on_gets(self, words: list[str]) -> None:
-        st = self.state
-        if len(words) != 5 or words[0] != "player" or words[2] != "gets" or words[4] != "chips":
-            self._fail(
-                f"expected 'player P gets C chips' ({len(self.pot_shares)} of {self.pot_count} so far)"
-            )
-        seat = self._seat(words[1], "player")
-        chips = self._int(words[3], "chips")
-        pot = st.pots[self.pot_index]
-        allowed, must = self._winners(pot)
-        if seat not in allowed:
-            self._fail(
-                f"player {seat} may not win pot {self.pot_index} (contributors {list(pot.contributors)})"
-            )
-        if any(s == seat for s, _ in self.pot_shares):
-            self._fail(f"player {seat} paid twice from pot {self.pot_index}")
-        if self.paid[self.pot_index] + chips > pot.chips:
-            self._fail(f"pot {self.pot_index} has only {pot.chips} chips")
-        self.pot_shares.append((seat, chips))
-        self.paid[self.pot_index] += chips
-        st.chips[seat] += chips
-        st.chips_won_in_last_game[seat] += chips
-        st.won_chips_in_pots[self.pot_index].append((seat, chips))
-        self._check_total()
-        if len(self.pot_shares) < self.pot_count:
-            return
-        if self.paid[self.pot_index] != pot.chips:
-            self._fail(f"pot {self.pot_index} has {pot.chips} chips, {self.paid[self.pot_index]} paid")
-        if self.check_rules:
-            won = {s for s, _ in self.pot_shares}
-            if must is not None and won != must:
-                self._fail(f"pot {self.pot_index} goes to {sorted(must)}")
-            share, odd = divmod(pot.chips, len(won))
-            first = min(won, key=lambda s: (s - st.dealer) % self.k)
-            for s, c in self.pot_shares:
-                due = share + (odd if s == first else 0)
-                if c != due:
-                    self._fail(
-                        f"player {s}'s share of pot {self.pot_index} is {due} (odd chips from the dealer on)"
+        msg = yield from self._receive()
+        iss = IStream(msg)
+        first_word = iss.word("")
+        if first_word == round_name:
+            card = iss.word("")
+            rank = iss.char("?")
+            suit = iss.char("?")
+            if card != "card":
+                self._err(f"[ERROR] unexpected message, expecting {first_word} card.")
+                return LOOP_MSG_ERROR
+            st.community_cards.append((rank, suit))
+            if round_name == "flop":
+                for _ in range(2):
+                    msg = yield from self._receive()
+                    iss = IStream(msg)  # the variables keep their values on a failed read
+                    first_word = iss.word(first_word)
+                    card = iss.word(card)
+                    rank = iss.char(rank)
+                    suit = iss.char(suit)
+                    if first_word != round_name or card != "card":
+                        self._err(f"[ERROR] unexpected message, expecting {first_word} card.")
+                        return LOOP_MSG_ERROR
+                    st.community_cards.append((rank, suit))
+            msg = yield from self._receive()
+        elif first_word == "declare":
+            if msg != "declare winner":
+                self._err("[ERROR] unexpected message, expecting declare winner")
+                return LOOP_MSG_ERROR
+            return LOOP_END
+        if msg != "round starts":
+            self._err("[ERROR] unexpected message, expecting round starts")
+            return LOOP_MSG_ERROR
+        if round_name != "preflop":
+            st.current_bets = [0] * len(st.current_bets)
+            st.bet_sequence = []
+        st.player_status = [s if s == FOLDED else NOT_ACTIONED for s in st.player_status]
+        st.last_raise_amount = st.blind >> 1
+        for _ in st.player_list:
+            ok, values = yield from self._receive_fmt(2, "player %d has %d chips")
+            if not ok:
+                self._err("[ERROR] unexpected message, expecting player's number of chips")
+                return LOOP_MSG_ERROR
+            player_id, num_chips = values
+            ours = self._index(st.chips, player_id, "chips")
+            self._assert(ours == num_chips, "chips[player_id] == num_chips", "Client::bet_loop")
+        # the actions
+        while True:
+            msg = yield from self._receive()
+            if msg == "action":
+                self.actions += 1
+                if self.actions == self.disconnect_at:
+                    self.disconnected = True
+                    raise _Stop
+                if self.actions == self.stall_at:
+                    self.stalled = True
+                    raise _Stop
+                decision = self.player_decide(st, round_name)
+                self.decide(decision, round_name)
+                continue
+            if msg == "round ends":
+                return LOOP_NORMAL
+            iss = IStream(msg)
+            player = iss.word("")
+            if not iss.ok:
+                self._err("[ERROR] unexpected message, expecting players' bets or pot summary")
+                return LOOP_MSG_ERROR
+            if player == "pot":
+                break
+            if player != "player":
+                self._err("[ERROR] unexpected message, expecting players' bets")
+                return LOOP_MSG_ERROR
+            player_id = iss.int(-1)
+            if not iss.ok or player_id < 0 or player_id >= len(st.names):
+                self._err(f"[ERROR] unexpected message, player id {player_id} is out of range")
+                return LOOP_MSG_ERROR
+            action = iss.word("")
+            if not iss.ok:
+                self._err("[ERROR] unexpected message, action not found")
+                return LOOP_MSG_ERROR
+            if action == "checks":
+                st.player_status[player_id] = CHECKED
+            elif action == "bets":
+                bet_amount = iss.int(-1)
+                if not iss.ok or bet_amount < 0:
+                    self._err(f"[ERROR] unexpected message, bet amount {bet_amount} < 0")
+                    return LOOP_MSG_ERROR
+                previous_max_bet = max(st.current_bets)
+                st.current_bets[player_id] += bet_amount
+                st.chips[player_id] -= bet_amount
+                st.bet_sequence.append((player_id, bet_amount))
+                st.player_status[player_id] = BET
+                if st.chips[player_id] == 0:
+                    st.last_raise_amount = max(
+                        st.current_bets[player_id] - previous_max_bet, st.last_raise_amount
                     )
-        self.phase = "payout"
+                elif st.current_bets[player_id] != previous_max_bet:
+                    st.last_raise_amount = st.current_bets[player_id] - previous_max_bet
+            elif action == "folds":
+                st.player_status[player_id] = FOLDED
+            else:
+                self._err(f"[ERROR] unexpected message, unknown action {action}")
+                return LOOP_MSG_ERROR
+        # the pots, up to `round ends`
+        while msg != "round ends":
+            iss = IStream(msg)
+            word = iss.word("")
+            if not iss.ok or word != "pot":
+                self._err("[ERROR] unexpected message, expecting pot summary")
+                return LOOP_MSG_ERROR
+            pot_id = iss.int(0)
+            if not iss.ok or pot_id < 0 or pot_id > len(st.pots):  # (size_t) pot_id > pots.size()
+                self._err("[ERROR] unexpected message, pot_id > pot.size()")
+                return LOOP_MSG_ERROR
+            word = iss.word(word)
+            if not iss.ok or word != "has":
+                self._err("[ERROR] unexpected message, expecting 'has'")
+                return LOOP_MSG_ERROR
+            pot_amount = iss.int(0)
+            if not iss.ok:
+                self._err("[ERROR] unexpected message, expecting pot amount")
+                return LOOP_MSG_ERROR
+            word = iss.word(iss.word(iss.word(word)))  # `iss >> str >> str >> str`
+            if not iss.ok or word != "by":
+                self._err("[ERROR] unexpected message, expecting 'chips contributed by'")
+                return LOOP_MSG_ERROR
+            pot = Pot(0)
+            while True:
+                contributor = iss.int(0)
+                if not iss.ok:
+                    break
+                pot.contributors.append(contributor)
+            if not pot.contributors:
+                self._err("[ERROR] unexpected message, expecting contributor list")
+                return LOOP_MSG_ERROR
+            pot.chips = cdiv(pot_amount, len(pot.contributors))
+            if pot_id + 1 == len(st.pots):
+                if not self._merge(st.pots[-1], pot):
+                    self._err("[ERROR] the pots should be able to be merged")
+                    return LOOP_MSG_ERROR
+            else:
+                st.pots.append(pot)
+            msg = yield from self._receive()
+        return LOOP_NORMAL
+
+    def _merge(self, into: Pot, pot: Pot) -> bool:
+        """Pot::merge: the same contributors (both lists sorted: asserted) add their chips."""
+        for m in (into.contributors, pot.contributors):
+            self._assert(m == sorted(m), "std::is_sorted(m.begin(), m.end())", "bool holdem::Pot::merge")
+        if into.contributors != pot.contributors:
+            return False
+        into.chips += pot.chips
+        return True
+
+    # ---------------------------------------------------------------- Client::decide
+
+    def decide(self, decision: Decision, round_name: str) -> None:
+        """What the client sends for the player's decision (its own corrections, all-in caps)."""
+        st = self.state
+        kind, amount = decision
+        kind = str(kind).upper()
+        if kind == "CHECK":
+            if st.bet_sequence:
+                self.warnings.append("[WARNING] CANNOT check when another player has raised")
+            self._send("check")
+        elif kind == "FOLD":
+            self._send("fold")
+        elif kind == "CALL":
+            if not st.bet_sequence:
+                self.warnings.append("[WARNING] CANNOT call when no one has raised. check instead")
+                self._send("check")
+                return
+            me = self._index(st.chips, st.my_id, "chips")
+            to_bet = max(st.current_bets) - st.current_bets[st.my_id]
+            to_bet = min(to_bet, me)  # insufficient chips to call: all in
+            self._send(f"bet {to_bet}")
+        elif kind == "RAISE":
+            me = self._index(st.chips, st.my_id, "chips")
+            to_bet = max(st.current_bets) - st.current_bets[st.my_id]
+            if amount <= 0:
+                if not st.bet_sequence:
+                    self.warnings.append(
+                        "[WARNING] CANNOT raise a non-positive quantity of chips. Check instead."
+                    )
+                    self._send("check")
+                else:
+                    self.warnings.append(
+                        "[WARNING] CANNOT raise a non-positive quantity of chips. Call instead."
+                    )
+                    self.decide(("CALL", 0), round_name)
+                return
+            to_bet += amount
+            if to_bet > me:
+                to_bet = me  # insufficient chips to raise: all in
+            elif to_bet != me and amount < st.last_raise_amount:
+                if not st.bet_sequence:
+                    self.warnings.append(
+                        f"[WARNING] CANNOT raise {amount} that is smaller than the last raise "
+                        f"{st.last_raise_amount}. Check instead."
+                    )
+                    self._send("check")
+                else:
+                    self.warnings.append(
+                        f"[WARNING] CANNOT raise {amount} that is smaller than the last raise "
+                        f"{st.last_raise_amount}. Call instead."
+                    )
+                    self.decide(("CALL", 0), round_name)
+                return
+            self._send(f"bet {to_bet}")
+        else:
+            raise ValueError(f"a decision is one of {DECISIONS}, not {kind!r}")
+
+    # ---------------------------------------------------------------- showdown and winners
+
+    def _showdown_loop(self) -> Iterator[None]:
+        st = self.state
+        msg = yield from self._receive()
+        if msg == "declare winner":
+            return LOOP_END
+        if msg != "start showdown":
+            self._err("[ERROR] unexpected message, expecting start showdown")
+            return LOOP_MSG_ERROR
+        while True:
+            msg = yield from self._receive()
+            if not msg:
+                continue
+            if msg[0] == "s":
+                if msg == "showdown":
+                    hand = list(self.player_show(st))
+                    # `oss << rank << ' ' << suit << ' '` per card: a space at the end too
+                    self._send("".join(f"{r} {s} " for r, s in hand))
+            elif msg[0] == "p":
+                n, values = scan("player %d shows %c %c %c %c %c %c %c %c %c %c, which is %d", msg)
+                if n != 12:
+                    self._err("[ERROR] unexpected message, expecting player's showdown")
+                    return LOOP_MSG_ERROR
+                player, kind = values[0], values[11]
+                self._index(st.names, player, "names")
+                self._index(list(HAND_STRING), kind, "HAND_STRING")
+                cards = values[1:11]
+                st.hands.append(HandInfo([(cards[i], cards[i + 1]) for i in range(0, 10, 2)], player, kind))
+            elif msg[0] == "d" and msg == "declare winner":
+                return LOOP_NORMAL
+            # anything else is ignored
+
+    def _receive_winner(self) -> Iterator[None]:
+        st = self.state
+        for i, pot in enumerate(st.pots):
+            ok, values = yield from self._receive_fmt(2, "pot %d is shared by %d players")
+            if not ok or values[0] != i:
+                self._err(f"[ERROR] unexpected message, expecting winner of pot {i}")
+                return LOOP_MSG_ERROR
+            sharer_cnt = values[1]
+            per_player = cdiv(pot.amount(), len(pot.contributors))
+            for player in pot.contributors:
+                self._index(st.all_chips_won_in_last_game, player, "all_chips_won_in_last_game")
+                st.all_chips_won_in_last_game[player] -= per_player
+            pot_chips: list[tuple[int, int]] = []
+            for _ in range(sharer_cnt):
+                ok, values = yield from self._receive_fmt(2, "player %d gets %d chips")
+                if not ok:
+                    self._err(f"[ERROR] unexpected messag,e expecting winner of pot {i}")  # sic
+                    return LOOP_MSG_ERROR
+                player, num_of_chips = values
+                self._index(st.chips, player, "chips")
+                st.chips[player] += num_of_chips
+                pot_chips.append((player, num_of_chips))
+                st.all_chips_won_in_last_game[player] += num_of_chips
+            st.won_chips.append(pot_chips)
+        return LOOP_NORMAL
 
 
 # --------------------------------------------------------------------------- the connection
 
 
-async def play(host: str, port: int, name: str, policy: Policy | None = None, **options: Any) -> Transcript:
-    """Log in as ``name`` at ``host:port``, play until the server closes, return the transcript.
+async def play(host: str, port: int, name: str, decide: DecideFn | None = None, **options: Any) -> Transcript:
+    """Run the client against ``host:port`` until it exits (or the harness stops it).
 
-    Raises :class:`ProtocolViolation` (with ``.transcript``) on anything the protocol does
-    not allow.  ``options`` are :class:`PpcaClient`'s (``stall_at``, ``bad_reply_at``…).
+    ``options`` are :class:`PpcaClient`'s.  A stalled client (``stall_at``) reads nothing
+    more; the connection is drained unparsed until the server closes it.  The client's
+    exit closes the connection, as the process's would.
     """
-    client = PpcaClient(name, policy, **options)
-    try:
-        stream = await trio.open_tcp_stream(host, port)
-        async with stream:
-            await _send(client, stream, f"login {name}")
-            buffer = bytearray()
+    client = PpcaClient(name, decide, **options)
+    stream = await trio.open_tcp_stream(host, port)
+    async with stream:
+        for line in client.start():
+            await _send(stream, line)
+        buffer = bytearray()
+        while not client.done:
+            try:
+                data = await stream.receive_some(65536)
+            except trio.BrokenResourceError:
+                data = b""
+            if not data:
+                client.eof()
+                break
+            buffer += data
+            while not client.done and (end := buffer.find(b"\n")) >= 0:
+                raw = bytes(buffer[:end])
+                del buffer[: end + 1]
+                for line in client.feed(raw.decode("latin-1")):
+                    await _send(stream, line)
+        if client.stalled:
             while True:
                 try:
-                    data = await stream.receive_some(65536)
-                except trio.BrokenResourceError as exc:
-                    client.lineno += 1
-                    raise ProtocolViolation(client.lineno, "", f"connection broken: {exc}") from exc
-                if not data:
-                    if buffer:
-                        client.lineno += 1
-                        raise ProtocolViolation(
-                            client.lineno, buffer.decode("latin-1"), "a last line without '\\n'"
-                        )
-                    client.finish()
+                    if not await stream.receive_some(65536):
+                        break
+                except trio.BrokenResourceError:
                     break
-                buffer += data
-                while (end := buffer.find(b"\n")) >= 0:
-                    raw = bytes(buffer[:end])
-                    del buffer[: end + 1]
-                    reply = client.feed(raw.decode("latin-1"))
-                    if client.disconnected:
-                        return client.transcript()
-                    if reply is not None:
-                        await _send(client, stream, reply)
-    except ProtocolViolation as exc:
-        exc.transcript = client.transcript()
-        raise
     return client.transcript()
 
 
-async def _send(client: PpcaClient, stream: trio.SocketStream, line: str) -> None:
-    try:
-        await stream.send_all(line.encode("ascii") + b"\n")
-    except trio.BrokenResourceError as exc:
-        raise ProtocolViolation(
-            client.lineno, client.line, f"connection broken while sending {line!r}"
-        ) from exc
+async def _send(stream: trio.SocketStream, line: str) -> None:
+    # A broken connection: the client finds out at its next read.
+    with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError):
+        await stream.send_all(line.encode("latin-1") + b"\n")
