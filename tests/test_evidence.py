@@ -11,10 +11,11 @@ import random
 import pytest
 import trio
 
+from protocol import dice_poker as wire
 from referee import games
 from referee.core.botspec import BotSpec
 from referee.core.records import GameRecord
-from referee.match import Match, MatchConfig
+from referee.match import Match, MatchConfig, MatchError
 from referee.match.evidence import EvidenceTally, evidence_of, score_rate
 from referee.seats.inprocess import InProcessSeat
 from referee.sinks.collect import Collector
@@ -120,24 +121,54 @@ def test_multi_seat_placements_are_finishing_orders_by_lineup_position():
 
 
 def test_the_sprt_ends_a_match_as_soon_as_it_decides():
-    """A bot that never folds against one that folds 90 % of the time wins most deals: a
-    test of elo0 = 0 against elo1 = 10 accepts H1 long before 20,000 games."""
-    spec = parse_sprt("elo0=0 elo1=10 alpha=0.05 beta=0.05")
+    """A bot that never folds against one that folds 90 % of the time wins chips in
+    most deals: a test of mean0 = 0 against mean1 = 0.5 chips per game (dice poker
+    ranks by chips) accepts H1 long before 20,000 games."""
+    spec = parse_sprt("mean0=0 mean1=0.5 alpha=0.05 beta=0.05")
     match, records = _match({"a": _folder(0.0, 1), "b": _folder(0.9, 2)}, 20_000, duplicate=True, sprt=spec)
     result = match.result()
     assert result.completed and result.stopped is None
     assert result.sprt is not None and result.sprt.decision == "H1"
-    assert result.sprt.statistics == "pentanomial" and result.sprt_bot == "a"
+    assert result.sprt.statistics == "normal" and result.sprt_bot == "a"
     assert result.games_played < 2000 and result.games_played % 2 == 0  # whole pairs only
     assert result.sprt.llr >= result.sprt.upper
     assert len(records) == result.games_played == result.sprt.games
+    # The test's estimate is the table's: a's mean chips per game.
+    chips = sum(r.scores[r.seats.index("a")] for r in records) / len(records)
+    assert result.sprt.mean == pytest.approx(chips)
 
 
 def test_the_sprt_tests_the_named_bot():
     """The same two bots, the test about the weak one: H0 (it is not stronger)."""
-    spec = parse_sprt("elo0=0 elo1=10")
+    spec = parse_sprt("mean0=0 mean1=0.5")
     match, _ = _match({"a": _folder(0.0, 1), "b": _folder(0.9, 2)}, 20_000, sprt=spec, sprt_bot="b")
     result = match.result()
     assert result.sprt is not None and result.sprt.decision == "H0"
-    assert result.sprt.statistics == "trinomial" and result.sprt_bot == "b"
+    assert result.sprt.statistics == "normal" and result.sprt_bot == "b"
     assert result.games_played < 2000
+
+
+def _tight(line: str) -> str:
+    """Plays (raises or calls) only with a 5 or a 6, folds otherwise: it loses the blind
+    in two deals of three and wins big pots in the rest."""
+    message = wire.parse_message(line)
+    return "1" if message.is_request and message.d >= 5 else "0"
+
+
+def test_the_sprt_agrees_with_the_chips_not_the_deals_won():
+    """The issue: "--sprt on a chips game contradicts the table" — it counted deals won.
+    The tight bot wins about a quarter of the deals against one that always plays, and
+    about 0.7 chips a deal: the test accepts it as better, as the table ranks it."""
+    spec = parse_sprt("mean0=0 mean1=0.1")
+    match, _ = _match({"tight": _tight, "loose": _folder(0.0, 3)}, 40_000, duplicate=True, sprt=spec)
+    result = match.result()
+    tight = result.player("tight")
+    assert tight.wins < tight.losses  # behind on deals won...
+    assert tight.mean_score > 0  # ...ahead on chips
+    assert result.sprt is not None and result.sprt.decision == "H1"
+    assert result.games_played < 40_000
+
+
+def test_an_elo_sprt_is_refused_for_a_game_ranked_by_chips():
+    with pytest.raises(MatchError, match=r'ranks bots by score.*"mean0=0 mean1=0\.1"'):
+        _match({"a": _folder(0.0, 1), "b": _folder(0.9, 2)}, 100, sprt=parse_sprt("elo0=0 elo1=5"))

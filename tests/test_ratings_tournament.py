@@ -100,27 +100,29 @@ def test_a_gauntlet_stops_each_pairing_when_its_sprt_decides(tmp_path):
     """The issue: "SPRT for gauntlets and matches ... stop a pairing as soon as the test
     decides, on pentanomial statistics of paired games when games come in pairs ... The
     standings show H0/H1 accepted and the LLR with its bounds."  The candidate (the
-    seed's equilibrium strategy) against a bot that always folds wins almost every deal:
-    H1 long before the 20,000 games allowed."""
+    seed's equilibrium strategy) against a bot that always folds wins chips in almost
+    every deal: H1 long before the 20,000 games allowed.  Dice poker ranks by chips, so
+    the test is on the mean edge per game (issue 25, item 4)."""
     out = tmp_path / "g"
     fold = py(DICE_POKER / "always_fold.py")
     call = py(DICE_POKER / "always_call.py")
     tournament(
         out, EQUILIBRIUM, fold, call, "--game", "dice-poker", "--format", "gauntlet",
         "--candidates", "equilibrium", "--games", "20000", "--duplicate", "--seed", "9",
-        "--sprt", "elo0=0 elo1=20 alpha=0.05 beta=0.05",
+        "--sprt", "mean0=0 mean1=0.5 alpha=0.05 beta=0.05",
     )  # fmt: skip
     data = standings(out)
     cells = data["crosstable"]["cells"]["equilibrium"]
     test = cells["always_fold"]["sprt"]
-    assert test["decision"] == "H1" and test["statistics"] == "pentanomial"
+    assert test["decision"] == "H1" and test["statistics"] == "normal"
+    assert test["mean_low"] > 0 and test["elo"] is None
     assert test["llr"] >= test["upper"] == pytest.approx(2.944, abs=1e-3)
     assert test["games"] < 20_000 and test["games"] % 2 == 0
     assert cells["always_fold"]["games"] == test["games"]
     # The test is about the candidate: the field bot's row has none.
     assert "sprt" not in data["crosstable"]["cells"]["always_fold"]["equilibrium"]
     md = (out / "standings.md").read_text()
-    assert "## Sequential tests" in md and "H1 accepted" in md and "LLR" in md
+    assert "## Sequential tests" in md and "H1 accepted" in md and "LLR" in md and "mean1=0.5 per game" in md
     # Dice poker is ranked by chips: rated in score per game, in the table's order.
     ratings = data["ratings"]
     assert ratings["method"] == "chips" and ratings["scale"] == "score per game"
@@ -160,17 +162,28 @@ def test_sprt_options_are_checked_in_one_line(tmp_path):
                 "--sprt", "elo0=0 elo1=5", "--out", str(tmp_path / "s")),
         "--sprt", "gauntlet",
     )  # fmt: skip
+    # Dice poker ranks by chips: hypotheses in Elo (on deals won) are refused, saying what to give.
+    refused(
+        referee("match", EQUILIBRIUM, fold, "--game", "dice-poker", "--sprt", "elo0=0 elo1=5"),
+        "mean0=0 mean1=0.1",
+    )
+    refused(
+        referee("tournament", EQUILIBRIUM, fold, fold, "--game", "dice-poker", "--format", "gauntlet",
+                "--candidates", "equilibrium", "--sprt", "elo0=0 elo1=5", "--out", str(tmp_path / "g")),
+        "ranks bots by score",
+    )  # fmt: skip
 
 
 def test_a_match_prints_its_intervals_and_sprt(tmp_path):
     fold = py(DICE_POKER / "always_fold.py")
     done = referee(
         "match", EQUILIBRIUM, fold, "--game", "dice-poker", "--games", "4000", "--duplicate", "--seed", "2",
-        "--sprt", "elo0=0 elo1=20", "--json", str(tmp_path / "m.json"),
+        "--sprt", "mean0=0 mean1=0.1", "--json", str(tmp_path / "m.json"),
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "95% intervals over" in done.stdout and "LOS" in done.stdout
-    assert "SPRT (pentanomial" in done.stdout and "H1 accepted after" in done.stdout
+    assert "SPRT (normal, mean0=0 mean1=0.1 per game" in done.stdout and "H1 accepted after" in done.stdout
+    assert "edge +" in done.stdout
     record = json.loads((tmp_path / "m.json").read_text())
     assert record["sprt"]["decision"] == "H1" and record["sprt_bot"] == "equilibrium"
     assert record["games_played"] < 4000 and record["completed"] is True
@@ -286,3 +299,20 @@ def test_a_whitewash_gets_an_interval_not_a_certainty():
     assert ratings is not None and ratings.intervals == PARAMETRIC
     a, b = ratings.bots
     assert a.high - a.low > 20 and a.low > b.high
+
+
+def test_a_game_ranked_by_wins_keeps_the_elo_test(tmp_path):
+    """Yahtzee ranks by games won: ``--sprt`` there tests Elo on the games (pentanomial
+    with --duplicate), and mean0/mean1 are refused."""
+    rand = py(YAHTZEE / "random_player.py")
+    done = referee(
+        "match", COMPETENT, rand, "--game", "yahtzee", "--games", "400", "--duplicate", "--seed", "3",
+        "--sprt", "elo0=0 elo1=100", "--json", str(tmp_path / "y.json"),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    record = json.loads((tmp_path / "y.json").read_text())
+    assert record["sprt"]["statistics"] == "pentanomial" and record["sprt"]["decision"] == "H1"
+    assert "SPRT (pentanomial, normalized elo0=0 elo1=100" in done.stdout
+    refused(
+        referee("match", COMPETENT, rand, "--game", "yahtzee", "--sprt", "mean0=0 mean1=1"), "elo0=0 elo1=5"
+    )

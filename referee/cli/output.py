@@ -199,10 +199,8 @@ def evidence_lines(result: MatchRecord) -> list[str]:
     if sprt is not None:
         state = f"{sprt.decision} accepted" if sprt.decision else "undecided"
         lines.append(
-            f"SPRT ({sprt.statistics}, {sprt.model} elo0={sprt.elo0:g} elo1={sprt.elo1:g} "
-            f"alpha={sprt.alpha:g} beta={sprt.beta:g}): LLR {sprt.llr:.2f} (bounds {sprt.lower:.2f}, "
-            f"{sprt.upper:.2f}), {state} after {sprt.games} games; {sprt.model} Elo "
-            f"{_elo(sprt.elo)} [{_elo(sprt.elo_low)}, {_elo(sprt.elo_high)}]"
+            f"SPRT ({sprt.describe()}): LLR {sprt.llr:.2f} (bounds {sprt.lower:.2f}, "
+            f"{sprt.upper:.2f}), {state} after {sprt.games} games; {sprt.estimate()}"
         )
     return lines
 

@@ -43,7 +43,7 @@ from referee.sinks._abc import MatchInfo, Sink
 from referee.sinks.export import ExportFile
 from referee.sinks.gamelog import GameLog
 from referee.sinks.summary import SummaryFile
-from referee.stats.sprt import SprtTally
+from referee.stats.sprt import ScoreSprtTally, SprtTally, new_tally, standing_problem
 
 #: Characters of a faulted request or reply kept in the forfeit details.
 DETAIL_CHARS = 1000
@@ -148,18 +148,25 @@ class Match:
         #: Per-deal statistics for intervals and ratings (the record's ``evidence``).
         self.evidence = EvidenceTally(n, n if config.duplicate else 1)
         #: The sequential test that may end the match early (``--sprt``), on the first
-        #: bot's points; games of one deal come in pairs with ``--duplicate``.
-        self.sprt: SprtTally | None = None
+        #: bot's points (Elo) or edge (a game ranked by score); games of one deal come in
+        #: pairs with ``--duplicate``.
+        self.sprt: SprtTally | ScoreSprtTally | None = None
         self._sprt_position = 0
+        self._sprt_value = _points_of
         if config.sprt is not None:
             if n != 2:
                 raise MatchError(f"--sprt compares two bots; this match has {n}")
+            problem = standing_problem(config.sprt, game.name, game.standing)
+            if problem:
+                raise MatchError(f"--sprt: {problem}")
             names = [p.name for p in self.players]
             if config.sprt_bot is not None:
                 if config.sprt_bot not in names:
                     raise MatchError(f"the SPRT's bot {config.sprt_bot} is not in the match")
                 self._sprt_position = names.index(config.sprt_bot)
-            self.sprt = SprtTally(config.sprt, paired=config.duplicate)
+            self.sprt = new_tally(config.sprt, paired=config.duplicate)
+            if config.sprt.on_score:
+                self._sprt_value = _edge_of
         self.games_played = 0
         self.completed = False
         #: Why the match ended early; set by whoever stopped it.
@@ -300,6 +307,7 @@ class Match:
         evidence = self.evidence
         sprt = self.sprt
         tested = self._sprt_position
+        value_of = self._sprt_value
         played = 0
         for scheduled in itertools.islice(planned, max(0, left)):
             record = await self.play_game(scheduled)
@@ -307,7 +315,7 @@ class Match:
             played += 1
             tally_game(record, stats)
             evidence.add(record)
-            decided = sprt is not None and sprt.add(_points_of(record, tested)) is not None
+            decided = sprt is not None and sprt.add(value_of(record, tested)) is not None
             if decided:
                 self.completed = True  # the test has its answer: the match is over
             for sink in sinks:
@@ -620,6 +628,14 @@ def _points_of(record: GameRecord, position: int) -> float:
     seat = (position + record.rotation) % 2
     mine, theirs = ranks[seat], ranks[1 - seat]
     return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
+
+def _edge_of(record: GameRecord, position: int) -> float:
+    """The edge of the lineup's bot ``position`` in a two-bot game: half its score
+    minus its opponent's (its own chips in a zero-sum game)."""
+    scores = record.scores
+    seat = (position + record.rotation) % 2
+    return 0.5 * (scores[seat] - scores[1 - seat])
 
 
 def _asked(seat: int, line: bytes, reply: bytes) -> Step:

@@ -1,5 +1,6 @@
 """The sequential probability ratio test: stop a match as soon as the games say whether
-bot A is stronger than bot B.
+bot A is stronger than bot B — in Elo, on games won, for games ranked by wins; in mean
+score, for games ranked by score (dice poker, Hold'em: "The score test" below).
 
 ``referee match a b --sprt "elo0=0 elo1=5 alpha=0.05 beta=0.05"`` tests H0: A is
 ``elo0`` Elo stronger than B, against H1: A is ``elo1`` stronger (elo0 < elo1), and stops
@@ -92,6 +93,46 @@ Elo(s) = −400 log10(1/s − 1)).  It uses the regularised counts, so it is fin
 counts; an interval endpoint beyond a score of 0 or 1 is clipped to [2⁻⁵³, 1 − 2⁻⁵³]
 (±6380 logistic Elo, read "unbounded").
 
+The score test
+--------------
+
+Dice poker and Hold'em rank bots by chips, not by deals won, and a bot can win fewer
+deals than its opponent and more chips (it folds small pots and wins big ones); an Elo
+test on deals won then contradicts the results table.  For a game ranked by score
+(``Game.standing``) ``--sprt "mean0=0 mean1=0.1"`` tests H0: A's *edge* is ``mean0``
+per game against H1: it is ``mean1`` (mean0 < mean1), in the game's score units.  The
+edge of a game is half A's score minus B's — A's own chips in a zero-sum game, the
+"mean score per game" of the table and the tournament crosstable's edge.  Units are
+independent: a game, or with ``--duplicate`` a deal's two games (seats swapped),
+valued at their mean edge: the paired differences, whose variance pairing reduces.
+
+The unit values xᵢ are modelled as normal with an unknown variance, and the LLR is the
+generalised one (as for the Elo test): each hypothesis takes its maximum-likelihood
+variance σ̂ₕ² = v + (x̄ − μₕ)², with x̄ the mean and v = Σ(xᵢ − x̄)²/N, so
+
+    LLR = N/2 · ln(σ̂₀² / σ̂₁²) = N/2 · ln((v + (x̄ − μ₀)²) / (v + (x̄ − μ₁)²)),
+
+to first order N (μ₁ − μ₀)(x̄ − (μ₀ + μ₁)/2) / v, Wald's LLR for a normal mean with the
+variance plugged in; Wald's bounds as above.  The normal model needs no more than the
+mean and variance of the units: for many units (what close hypotheses need: the LLR
+drifts by about ±(μ₁ − μ₀)²/(2σ²) a unit) the central limit theorem makes it right
+whatever the chips' distribution.  From a handful of units the variance can be far
+too small (two deals of equal chips: none at all), and early decisions on it wrong —
+so the test decides from its 30th unit on (:data:`SCORE_MIN_UNITS`), which costs games
+only when the hypotheses are so far apart that it would have decided in fewer.
+Simulated error rates (``_simulate_score`` of tests/test_sprt.py: a dice-poker-like
+distribution of chips, σ ≈ 6.8 per game, mean0 = 0, 4000 runs at each hypothesis; α̂
+the runs accepting H1 at mean0, β̂ those accepting H0 at mean1):
+
+* mean1 = 0.5 (~1000 games a run): α̂, β̂ = 0.048, 0.054 on games; 0.049, 0.054 on pairs;
+* mean1 = 2 (~60 units a run): 0.036, 0.043 on games; 0.030, 0.031 on pairs;
+
+within Wald's bound α/(1 − β) = 0.0526 up to the simulations' standard error (0.0036).
+Without the 30-unit minimum (1000 runs): 0.21, 0.10 on pairs at mean1 = 0.5; 0.22,
+0.04 on games and 0.09, 0.06 on pairs at mean1 = 2.
+The record reports x̄ with its 95 % interval
+x̄ ± z·s/√N (s the sample deviation).
+
 Cost
 ----
 
@@ -112,6 +153,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -142,11 +184,15 @@ _MAX_FIXED = 200
 
 class SprtSpec(msgspec.Struct, frozen=True, kw_only=True):
     """What to test: H0 "A is ``elo0`` stronger" against H1 "A is ``elo1`` stronger",
-    with error rates ``alpha`` (accepting H1 when H0 holds) and ``beta`` (accepting H0
-    when H1 holds), in the ``model``'s Elo ("normalized" or "logistic")."""
+    in the ``model``'s Elo ("normalized" or "logistic") — or, for games ranked by score,
+    H0 "A's edge is ``mean0`` per game" against H1 "it is ``mean1``" (module docstring,
+    "The score test"); exactly one of the two pairs is given.  Error rates ``alpha``
+    (accepting H1 when H0 holds) and ``beta`` (accepting H0 when H1 holds)."""
 
-    elo0: float
-    elo1: float
+    elo0: float | None = None
+    elo1: float | None = None
+    mean0: float | None = None
+    mean1: float | None = None
     alpha: float = 0.05
     beta: float = 0.05
     model: str = "normalized"
@@ -157,6 +203,11 @@ class SprtSpec(msgspec.Struct, frozen=True, kw_only=True):
             raise ValueError(f"invalid SPRT: {problem}")
 
     @property
+    def on_score(self) -> bool:
+        """A test of the mean edge per game (mean0, mean1), not of Elo (elo0, elo1)."""
+        return self.mean0 is not None
+
+    @property
     def bounds(self) -> tuple[float, float]:
         """Wald's (lower, upper): (ln(β/(1 − α)), ln((1 − β)/α))."""
         return math.log(self.beta / (1.0 - self.alpha)), math.log((1.0 - self.beta) / self.alpha)
@@ -164,10 +215,20 @@ class SprtSpec(msgspec.Struct, frozen=True, kw_only=True):
 
 def _spec_problem(spec: SprtSpec) -> str | None:
     """What is wrong with ``spec``, or None."""
-    for name in ("elo0", "elo1", "alpha", "beta"):
+    for name in ("elo0", "elo1", "mean0", "mean1", "alpha", "beta"):
         value = getattr(spec, name)
+        if value is None and name not in ("alpha", "beta"):
+            continue
         if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
             return f"{name} must be a finite number, not {value!r}"
+    on_elo = spec.elo0 is not None or spec.elo1 is not None
+    on_score = spec.mean0 is not None or spec.mean1 is not None
+    if on_elo and on_score:
+        return f"give elo0 and elo1 or mean0 and mean1, not both ({HYPOTHESES})"
+    pair = ("mean0", "mean1") if on_score else ("elo0", "elo1")
+    missing = [name for name in pair if getattr(spec, name) is None]
+    if missing:
+        return f"missing {' and '.join(missing)} ({HYPOTHESES})"
     if spec.model not in MODELS:
         return f"unknown model {spec.model!r} (known: {', '.join(MODELS)})"
     if not 0.0 < spec.alpha < 1.0:
@@ -176,6 +237,12 @@ def _spec_problem(spec: SprtSpec) -> str | None:
         return f"beta must be between 0 and 1, not {spec.beta:g}"
     if spec.alpha + spec.beta >= 1.0:
         return f"alpha + beta must be below 1, not {spec.alpha + spec.beta:g}"
+    if on_score:
+        assert spec.mean0 is not None and spec.mean1 is not None
+        if not spec.mean0 < spec.mean1:
+            return f"mean0 must be less than mean1 ({spec.mean0:g} >= {spec.mean1:g})"
+        return None
+    assert spec.elo0 is not None and spec.elo1 is not None
     if not spec.elo0 < spec.elo1:
         return f"elo0 must be less than elo1 ({spec.elo0:g} >= {spec.elo1:g})"
     limit = ELO_LIMIT[spec.model]
@@ -184,13 +251,19 @@ def _spec_problem(spec: SprtSpec) -> str | None:
     return None
 
 
-_KEYS = ("elo0", "elo1", "alpha", "beta", "model")
+_KEYS = ("elo0", "elo1", "mean0", "mean1", "alpha", "beta", "model")
+#: What the two kinds of hypotheses are for, in messages.
+HYPOTHESES = (
+    'elo0, elo1 in Elo for games ranked by wins, e.g. "elo0=0 elo1=5"; '
+    'mean0, mean1 in score per game for games ranked by score, e.g. "mean0=0 mean1=0.1"'
+)
 
 
 def parse_sprt(text: str) -> SprtSpec:
-    """Read ``"elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized"``: key=value pairs
-    separated by spaces and/or commas; alpha, beta and model may be left out (0.05,
-    0.05, normalized).  A ValueError names the problem in one line."""
+    """Read ``"elo0=0 elo1=5 alpha=0.05 beta=0.05 model=normalized"`` or ``"mean0=0
+    mean1=0.1 alpha=0.05 beta=0.05"``: key=value pairs separated by spaces and/or
+    commas; alpha, beta and model may be left out (0.05, 0.05, normalized; model is
+    for the Elo test only).  A ValueError names the problem in one line."""
     fields: dict[str, Any] = {}
     # "elo0 = 0" is read as "elo0=0".
     for token in re.split(r"[\s,]+", re.sub(r"\s*=\s*", "=", text.strip())):
@@ -204,9 +277,16 @@ def parse_sprt(text: str) -> SprtSpec:
         if key in fields:
             raise ValueError(f"SPRT: {key} given twice")
         fields[key] = value if key == "model" else _number(key, value)
-    missing = [key for key in ("elo0", "elo1") if key not in fields]
+    on_score = "mean0" in fields or "mean1" in fields
+    if on_score and ("elo0" in fields or "elo1" in fields):
+        raise ValueError(f"SPRT: give elo0 and elo1 or mean0 and mean1, not both ({HYPOTHESES})")
+    if on_score and "model" in fields:
+        raise ValueError("SPRT: model is for elo0 and elo1 (the score test has a normal model)")
+    pair = ("mean0", "mean1") if on_score else ("elo0", "elo1")
+    missing = [key for key in pair if key not in fields]
     if missing:
-        raise ValueError(f'SPRT: missing {" and ".join(missing)} (e.g. "elo0=0 elo1=5")')
+        example = '"mean0=0 mean1=0.1"' if on_score else '"elo0=0 elo1=5"'
+        raise ValueError(f"SPRT: missing {' and '.join(missing)} (e.g. {example})")
     return SprtSpec(**fields)
 
 
@@ -234,6 +314,8 @@ def decide(llr: float, spec: SprtSpec) -> str | None:
 def hypothesis_targets(spec: SprtSpec, paired: bool) -> tuple[float, float]:
     """The constraint each hypothesis puts on the unit distribution: the expected score
     s_h (logistic) or the t-value t_h (normalized; ×√2 for pairs)."""
+    if spec.elo0 is None or spec.elo1 is None:
+        raise ValueError("a score test (mean0, mean1) has no Elo targets")
     if spec.model == "logistic":
         return expected_score(spec.elo0), expected_score(spec.elo1)
     scale = math.sqrt(2.0) if paired else 1.0
@@ -460,9 +542,12 @@ def _logistic_elo(score: float) -> float:
 
 class SprtResult(msgspec.Struct, kw_only=True):
     """Where a sequential test stands: its statistics, LLR and bounds, its decision
-    ("H0", "H1" or None while undecided), and the Elo estimate in the test's model
-    with its 95 % interval (as fastchess reports them).  ``games`` counts the games in
-    ``counts`` (an unfinished pair's first game is not in them)."""
+    ("H0", "H1" or None while undecided), and its estimate with a 95 % interval — the
+    Elo in the test's model (as fastchess reports them), or for a score test
+    (``statistics`` "normal") the tested bot's mean edge per game.  ``games`` counts the
+    games in the statistics (an unfinished pair's first game is not in them).  An Elo
+    test leaves the mean fields None, a score test the Elo fields; its ``counts`` are
+    empty and its ``model`` is "normal"."""
 
     statistics: str
     counts: list[int]
@@ -470,15 +555,42 @@ class SprtResult(msgspec.Struct, kw_only=True):
     lower: float
     upper: float
     decision: str | None
-    elo0: float
-    elo1: float
+    elo0: float | None
+    elo1: float | None
     alpha: float
     beta: float
     model: str
     games: int
-    elo: float
-    elo_low: float
-    elo_high: float
+    elo: float | None
+    elo_low: float | None
+    elo_high: float | None
+    mean0: float | None = None
+    mean1: float | None = None
+    mean: float | None = None
+    mean_low: float | None = None
+    mean_high: float | None = None
+
+    def describe(self) -> str:
+        """The hypotheses and error rates, e.g. "pentanomial, normalized elo0=0 elo1=5
+        alpha=0.05 beta=0.05" or "normal, mean0=0 mean1=0.1 per game alpha=…"."""
+        if self.statistics == "normal":
+            hypotheses = f"mean0={self.mean0:g} mean1={self.mean1:g} per game"
+        else:
+            hypotheses = f"{self.model} elo0={self.elo0:g} elo1={self.elo1:g}"
+        return f"{self.statistics}, {hypotheses} alpha={self.alpha:g} beta={self.beta:g}"
+
+    def estimate(self) -> str:
+        """The test's estimate with its 95 % interval, e.g. "normalized Elo +12.0 [+3.1,
+        +20.9]" or "edge +0.191 [+0.048, +0.334] per game"."""
+        if self.statistics == "normal":
+            return f"edge {self.mean:+.3f} [{self.mean_low:+.3f}, {self.mean_high:+.3f}] per game"
+        return f"{self.model} Elo {_signed(self.elo)} [{_signed(self.elo_low)}, {_signed(self.elo_high)}]"
+
+
+def _signed(value: float | None) -> str:
+    if value is None:
+        return "?"
+    return "+inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:+.1f}"
 
 
 #: A game's score → half-points (the index of its trinomial cell).
@@ -519,6 +631,8 @@ class SprtTally:
     def __init__(self, spec: SprtSpec, paired: bool) -> None:
         self.spec = spec
         self.paired = paired
+        if spec.on_score:
+            raise ValueError("an Elo test needs elo0 and elo1 (ScoreSprtTally tests mean0, mean1)")
         k = 5 if paired else 3
         #: Units per cell: (losses, draws, wins) or pairs scoring 0, ¼, ½, ¾, 1.
         self.counts = [0] * k
@@ -575,6 +689,7 @@ class SprtTally:
             self._evaluate()
         elo, low, high = elo_interval(self.counts, spec.model)
         units = sum(self.counts)
+        assert spec.elo0 is not None and spec.elo1 is not None
         return SprtResult(
             statistics="pentanomial" if self.paired else "trinomial",
             counts=list(self.counts),
@@ -592,3 +707,127 @@ class SprtTally:
             elo_low=low,
             elo_high=high,
         )
+
+
+# --- the score test ---------------------------------------------------------------------
+
+#: Units (deals) a score test counts before it may decide: its variance is estimated,
+#: and from a handful of units it can be far too small (module docstring).
+SCORE_MIN_UNITS = 30
+
+
+def llr_score(units: int, mean: float, m2: float, spec: SprtSpec) -> float:
+    """The generalised LLR of H1 (mean edge ``mean1``) against H0 (``mean0``) from
+    ``units`` unit values with sample ``mean`` and sum of squared deviations ``m2``, in
+    a normal model whose variance each hypothesis fits by maximum likelihood:
+    N/2 · ln((v + (x̄ − μ₀)²) / (v + (x̄ − μ₁)²)), v = m2/N (module docstring)."""
+    assert spec.mean0 is not None and spec.mean1 is not None
+    if units <= 0:
+        return 0.0
+    v = max(m2, 0.0) / units
+    d0 = v + (mean - spec.mean0) ** 2
+    d1 = v + (mean - spec.mean1) ** 2
+    if d0 <= 0.0 or d1 <= 0.0:  # every unit exactly at one hypothesis
+        return -math.inf if d0 <= 0.0 else math.inf
+    return 0.5 * units * math.log(d0 / d1)
+
+
+class ScoreSprtTally:
+    """The score test's accumulator, like :class:`SprtTally` (``add`` once per game,
+    O(1), a decision that sticks) on the tested bot's *edge* per game: half its score
+    minus its opponent's.  With ``paired`` a unit is a deal's two games (2k, 2k + 1)
+    and its value their mean edge; otherwise a unit is one game.  The unit values'
+    mean and squared deviations are kept by Welford's update; the LLR (a logarithm) is
+    evaluated at every unit from the :data:`SCORE_MIN_UNITS`-th on."""
+
+    __slots__ = ("_lower", "_pending", "_upper", "decision", "llr", "m2", "mean", "paired", "spec", "units")
+
+    def __init__(self, spec: SprtSpec, paired: bool) -> None:
+        if not spec.on_score:
+            raise ValueError("a score test needs mean0 and mean1")
+        self.spec = spec
+        self.paired = paired
+        self.units = 0
+        self.mean = 0.0
+        self.m2 = 0.0
+        self.decision: str | None = None
+        self.llr = 0.0
+        self._lower, self._upper = spec.bounds
+        self._pending: float | None = None  # a pair's first edge
+
+    def add(self, edge: float) -> str | None:
+        """File one game's edge of the tested bot; the decision so far."""
+        if self.paired:
+            if self._pending is None:
+                self._pending = edge
+                return self.decision
+            edge = 0.5 * (self._pending + edge)
+            self._pending = None
+        units = self.units = self.units + 1
+        delta = edge - self.mean
+        self.mean += delta / units
+        self.m2 += delta * (edge - self.mean)
+        if self.decision is None and units >= SCORE_MIN_UNITS:
+            llr = self.llr = llr_score(units, self.mean, self.m2, self.spec)
+            if llr <= self._lower:
+                self.decision = "H0"
+            elif llr >= self._upper:
+                self.decision = "H1"
+        return self.decision
+
+    def result(self) -> SprtResult:
+        """The test's state as a record (the LLR of all units counted)."""
+        spec = self.spec
+        units = self.units
+        self.llr = llr_score(units, self.mean, self.m2, spec)
+        half = z_value(0.95) * math.sqrt(self.m2 / (units - 1) / units) if units > 1 else math.inf
+        return SprtResult(
+            statistics="normal",
+            counts=[],
+            llr=_finite(self.llr),
+            lower=self._lower,
+            upper=self._upper,
+            decision=self.decision,
+            elo0=None,
+            elo1=None,
+            alpha=spec.alpha,
+            beta=spec.beta,
+            model="normal",
+            games=2 * units if self.paired else units,
+            elo=None,
+            elo_low=None,
+            elo_high=None,
+            mean0=spec.mean0,
+            mean1=spec.mean1,
+            mean=self.mean,
+            mean_low=_finite(self.mean - half),
+            mean_high=_finite(self.mean + half),
+        )
+
+
+def _finite(value: float) -> float:
+    """``value`` clipped to the largest finite floats (a record must encode to JSON)."""
+    return min(max(value, -sys.float_info.max), sys.float_info.max)
+
+
+def new_tally(spec: SprtSpec, paired: bool) -> SprtTally | ScoreSprtTally:
+    """The accumulator for ``spec``: Elo (:class:`SprtTally`, fed a game's points 0, ½,
+    1) or score (:class:`ScoreSprtTally`, fed a game's edge)."""
+    return ScoreSprtTally(spec, paired) if spec.on_score else SprtTally(spec, paired)
+
+
+def standing_problem(spec: SprtSpec, game: str, standing: str) -> str | None:
+    """Why ``spec`` cannot test a match of ``game``, which ranks bots by ``standing``
+    ("wins" or "score"), or None: a game ranked by score is tested on the mean edge,
+    one ranked by wins on Elo — the test then agrees with the results table."""
+    if standing == "score" and not spec.on_score:
+        return (
+            f"{game} ranks bots by score (chips), so --sprt tests the mean edge per game there: "
+            f'give its hypotheses in score per game, e.g. "mean0=0 mean1=0.1", not elo0 and elo1'
+        )
+    if standing != "score" and spec.on_score:
+        return (
+            f"{game} ranks bots by games won, so --sprt tests Elo there: "
+            f'give elo0 and elo1, e.g. "elo0=0 elo1=5", not mean0 and mean1'
+        )
+    return None

@@ -36,6 +36,7 @@ from dataclasses import dataclass
 
 from referee.core.records import MatchRecord
 from referee.games import Game, Lifetime
+from referee.stats.sprt import standing_problem
 from referee.tournament.config import ConfigError, TournamentConfig, rounds_of
 from referee.tournament.formats import (
     FORMATS,
@@ -155,6 +156,10 @@ def check(config: TournamentConfig, game: type[Game]) -> None:
         raise ConfigError("--candidates is for the gauntlet format")
     if config.sprt is not None and (config.format not in ("gauntlet", "round-robin") or seats != 2):
         raise ConfigError("--sprt is for gauntlets and round robins of two-bot matches")
+    if config.sprt is not None:
+        problem = standing_problem(config.sprt, game.name, game.standing)
+        if problem:
+            raise ConfigError(f"--sprt: {problem}")
     if config.seeding not in ("given", "round-robin"):
         raise ConfigError(f"--seeding must be given or round-robin, got {config.seeding!r}")
     if config.seeding != "given" and config.format not in ("double-elimination", "swiss"):

@@ -444,9 +444,7 @@ def sprt_lines(standings: Standings) -> list[str]:
             state = f"{t.decision} accepted" if t.decision else "undecided"
             out.append(
                 f"{row} vs {col}: {state} — LLR {t.llr:.2f} (bounds {t.lower:.2f}, {t.upper:.2f}) after "
-                f"{t.games} games ({t.statistics}, {t.model} elo0={t.elo0:g} elo1={t.elo1:g} "
-                f"alpha={t.alpha:g} beta={t.beta:g}; {t.model} Elo {t.elo:+.1f} "
-                f"[{t.elo_low:+.1f}, {t.elo_high:+.1f}])"
+                f"{t.games} games ({t.describe()}; {t.estimate()})"
             )
     return out
 
