@@ -21,7 +21,7 @@ import pytest
 from conftest import BOT_PYTHON
 
 from protocol import holdem as wire
-from referee.core.verdict import Verdict
+from referee.core.verdict import ProtocolError, Verdict
 from referee.games.holdem import SHOWING, Holdem, HoldemState
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,9 +44,14 @@ def play(state: HoldemState, *replies: str) -> None:
 
 
 def reply(state: HoldemState, text: str) -> None:
-    """What the referee does with a reply: apply it when legal, else penalise (``illegal``)."""
+    """What the referee does with a reply: apply it when legal, else penalise (``illegal``,
+    or ``protocol`` when it does not parse)."""
     (seat,) = state.to_act()
-    action = state.decode(seat, text.encode())
+    try:
+        action = state.decode(seat, text.encode())
+    except ProtocolError:
+        state.penalize(seat, Verdict.PROTOCOL)
+        return
     if state.illegal(seat, action) is None:
         state.apply(seat, action)
     else:
@@ -248,8 +253,9 @@ def test_point4_invalid_five_ranks_lowest_but_beats_folded_contributors() -> Non
     result = last_result(state)
     assert result.shown == ((1, (), ()), (2, wire.parse_cards("KSKH"), wire.parse_cards("KSKH2C3D8H")))
     # Seat 2's kings take the main pot from the invalid aces; the aces keep the pot of 30
-    # that only they and the folded seat 0 contributed to.
-    assert result.pots == ((15, ((2, 15),)), (30, ((1, 30),)))
+    # that only they and the folded seat 0 contributed to, and their uncalled flop bet of
+    # 10 comes back as a pot of its own (issue 24 E: Game::bet_loop's pot loop).
+    assert result.pots == ((15, ((2, 15),)), (30, ((1, 30),)), (10, ((1, 10),)))
     assert result.stacks == (980, 1010, 15)
     assert state.summary()["hands"][0]["faults"] == [[1, "illegal"]]
 
@@ -258,12 +264,13 @@ def test_point4_the_shown_five_counts_not_the_best() -> None:
     """Issue point 4 / seed showdown(): a valid but weaker five is what is compared."""
     state = _short_stack_showdown("ppca")
     play(state, "2C 3D 8H 9S JC", "KS KH 2C 3D 8H")  # the aces show only the board
-    assert last_result(state).pots == ((15, ((2, 15),)), (30, ((1, 30),)))
+    assert last_result(state).pots == ((15, ((2, 15),)), (30, ((1, 30),)), (10, ((1, 10),)))
     state = _short_stack_showdown("ppca")
     state.penalize(1, Verdict.TIMEOUT)
     state.penalize(2, Verdict.TIMEOUT)  # both invalid: equal, the main pot splits
     result = last_result(state)
-    assert result.pots == ((15, ((1, 8), (2, 7))), (30, ((1, 30),)))  # seat 1: first from dealer 0
+    # Seat 1: first from dealer 0.
+    assert result.pots == ((15, ((1, 8), (2, 7))), (30, ((1, 30),)), (10, ((1, 10),)))
 
 
 # ============================================================================ point 5: the first dealer
@@ -303,7 +310,9 @@ def test_point6_all_in_players_are_not_asked() -> None:
         asked.append(seat)
         play(state, "check")
     assert 2 not in asked and len(asked) == 6
-    assert state.to_act() == (1,)  # at the showdown the all-in player shows like everyone
+    # At the showdown the all-in player shows like everyone; the server asks in seat order
+    # (Game::showdown walks its player_list), not from the dealer's left.
+    assert state.to_act() == (0,)
     show_best(state)
 
 
@@ -381,3 +390,223 @@ def test_cli_match_with_the_ppca_rules(tmp_path: Path) -> None:
         assert (summary["rules"], summary["seed_quirks"], summary["bot_showdown"]) == ("ppca", 1, 1)
         assert summary["hands"] and any(h["shown"] for h in summary["hands"])
         assert sum(summary["final_chips"]) == 3000
+
+
+# ============================================================================ issue 24: the original, hand for hand
+#
+# Sources: the original server's code (zzy7896321/holdem, read, not copied): server/Game.h
+# (Game::run, bet_loop, bet, check, fold, showdown, declare_winner, get_bet_from) and
+# server/Server.h (Server::start_game).  Each test names the function it follows.
+
+
+def narrated(state: HoldemState, seat: int = 0) -> list[str]:
+    """The PPCA sentences told to ``seat`` since the last call (the ``narrate`` switch)."""
+    return [
+        e.line[5:-1].decode() for e in state.drain_events() if e.seat == seat and e.line.startswith(b"ppca ")
+    ]
+
+
+def test_issue24_raise_when_every_other_player_is_all_in() -> None:
+    """Game::bet: nothing stops a raise when no one can answer it (the engine's default rules
+    refuse it: "every other player is all-in or folded").  The excess is a pot of one,
+    narrated at the round's end and paid back (Game::bet_loop, Game::declare_winner)."""
+    state = table(2, chips=[1000, 30], narrate=True)  # heads-up: dealer 0 posts the big blind
+    assert (state.sb_seat, state.bb_seat) == (1, 0)
+    play(state, "raise 28")  # seat 1 (small blind) all-in: to 30
+    req = request(state)
+    assert state.to_act() == (0,) and req.to_call == 28 and "raise" in req.legal
+    seed = table(2, "seed", chips=[1000, 30])
+    play(seed, "raise 28")
+    assert "raise" not in request(seed).legal  # our default: nobody could answer it
+    narrated(state)
+    play(state, "raise 50")  # seat 0 puts in 78: 30 called, 50 nobody can answer
+    lines = narrated(state)
+    assert lines[:3] == [
+        "player 0 bets 78",
+        "pot 0 has 60 chips contributed by 0 1",
+        "pot 1 has 50 chips contributed by 0",
+    ]
+    assert lines[3] == "round ends"
+    # The next rounds still say seat 0's chips without the 50 (the server pays it back at the end).
+    assert "player 0 has 920 chips" in lines
+    while state.phase == SHOWING:
+        reply(state, "x")  # both invalid: the main pot is split
+    result = last_result(state)
+    assert result.pots == ((60, ((0, 30), (1, 30))), (50, ((0, 50),)))
+    assert result.stacks == (1000, 30)
+    assert [t["hands_won"] for t in state.tallies()] == [1, 1]  # the pot of one is not a win
+
+
+def test_issue24_raise_facing_a_short_all_in_is_taken() -> None:
+    """Game::bet has no rule about reopening the betting: after a short all-in, a player who
+    already acted may raise again (2 of the issue's 54 hands; the default rules refuse)."""
+    for rules, can_raise in (("ppca", True), ("seed", False)):
+        state = table(3, rules, chips=[1000, 1000, 25])  # dealer 0, sb 1, bb 2
+        play(state, "raise 18", "call")  # seat 0 to 20, seat 1 calls
+        play(state, "raise 5")  # the big blind all-in to 25: short of a full raise of 18
+        assert state.to_act() == (0,)
+        assert ("raise" in request(state).legal) == can_raise, rules
+
+
+def test_issue24_every_preflop_check_folds() -> None:
+    """Game::check folds a check whenever ``is_pre_flop_round()``, also when the top bet is
+    not the big blind because the big blind was all-in short (15 of the issue's hands;
+    the default rules let such a check stand).  The free call of 0 is ``call``."""
+    state = table(3, chips=[1000, 1000, 1])  # the big blind posts 1 of its 2
+    play(state, "call")  # seat 0 calls 1
+    assert state.to_act() == (1,) and state.to_call == 0 and state.free_call
+    assert ",".join(request(state).legal) == "fold,call,raise"
+    assert "folds every check before the flop" in state.illegal(1, wire.CHECK)
+    reply(state, "check")
+    assert state.folded[1]
+    seed = table(3, "seed", chips=[1000, 1000, 1])
+    play(seed, "call")
+    assert seed.illegal(1, wire.CHECK) is None  # ours: nothing to call, a check
+
+
+def test_issue24_postflop_bet_0_is_a_check_said_twice() -> None:
+    """Game::bet with amount 0 and no bet yet after the flop calls Game::check ("player p
+    checks") and then says "player p bets 0" as well; both count as a check."""
+    state = table(3, narrate=True)
+    play(state, "call", "call", "call")
+    narrated(state)
+    assert state.street == 1 and state.to_act() == (1,)
+    play(state, "call")  # the dialect's ``bet 0``
+    assert narrated(state) == ["player 1 checks", "player 1 bets 0"]
+    assert request(state).history[1] == ((1, "k", 0),)
+    play(state, "check")
+    assert narrated(state) == ["player 2 checks"]
+
+
+def test_issue24_narration_of_a_hand_to_a_showdown() -> None:
+    """The sentences of one hand, each as the server words it: the participants on one line
+    (Game::run: ``oss << ' ' << player``), per-round new pots numbered after the earlier
+    ones (Game::bet_loop), the showdown asked in seat order and told best first with the
+    characters read and the HAND_* number (Game::showdown), sharers in descending seat
+    order (Game::declare_winner's ``std::greater``), and no ``game over`` after a hand."""
+    state = table(3, chips=100, narrate=True)  # dealer 0, sb 1, bb 2
+    start = narrated(state)
+    rig(state, {0: "TC3D", 1: "TD3H", 2: "KS4H"}, "6C7D8H9S2C")
+    assert start[:7] == [
+        "game starts",
+        "number of players is 3",
+        "0 1 2",
+        "small blind is 1",
+        "dealer is 0",
+        "player 1 blind bet 1",
+        "player 2 blind bet 2",
+    ]
+    assert [x[:10] for x in start[7:9]] == ["hole card "] * 2  # its own two cards only
+    assert start[9:] == [
+        "round starts",
+        "player 0 has 100 chips",
+        "player 1 has 99 chips",
+        "player 2 has 98 chips",
+    ]
+    play(state, "call", "call", "raise 3", "call", "call")  # everyone at 5
+    preflop = narrated(state)
+    end = preflop.index("round ends")
+    assert preflop[end - 1 : end + 4] == [
+        "pot 0 has 15 chips contributed by 0 1 2",
+        "round ends",
+        "flop card 6 C",
+        "flop card 7 D",
+        "flop card 8 H",
+    ]
+    play(state, "raise 3", "call", "call")  # the flop: 3 each
+    flop = narrated(state)
+    assert flop[flop.index("round ends") - 1] == "pot 1 has 9 chips contributed by 0 1 2"
+    for _ in range(6):
+        play(state, "check")
+    assert state.phase == SHOWING and state.to_act() == (0,)
+    play(state, "T C 9 S 8 H 7 D 6 C")  # seat 0: a ten-high straight
+    play(state, "TD9S8H7D6C")  # seat 1: the same straight, no spaces
+    reply(state, "K S 4 H")  # seat 2: read as KS 4H 4H 4H 4H, invalid
+    told = narrated(state)
+    assert told[told.index("start showdown") + 1 : told.index("game starts")] == [
+        "player 0 shows T C 9 S 8 H 7 D 6 C, which is 5",
+        "player 1 shows T D 9 S 8 H 7 D 6 C, which is 5",
+        "player 2 shows K S 4 H 4 H 4 H 4 H, which is 0",
+        "declare winner",
+        "pot 0 is shared by 2 players",
+        "player 1 gets 7 chips",
+        "player 0 gets 8 chips",  # the odd chip: the dealer, counting from the dealer
+        "pot 1 is shared by 2 players",
+        "player 1 gets 4 chips",
+        "player 0 gets 5 chips",
+    ]
+
+
+def test_issue24_game_over_once_at_the_end_of_the_game() -> None:
+    """Server::start_game broadcasts ``game over`` once, after the last hand (the client exits
+    on it); a hand ends with its payout."""
+    state = HoldemState(2, random.Random(4), rules="ppca", narrate=True, chips=[30, 30], first_dealer=0)
+    told = []
+    while not state.is_terminal():
+        told += narrated(state)
+        if state.phase == SHOWING:
+            reply(state, "A S K D")
+        else:
+            play(state, f"raise {request(state).max_raise}" if "raise" in request(state).legal else "call")
+    told += narrated(state)
+    assert told.count("game over") == 1 and told[-1] == "game over"
+    assert told.count("game starts") == state.hand_no >= 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "referee_reply", "folded"),
+    [
+        # Game::get_bet_from: the first word, then ``iss >> bet`` for ``bet``.
+        ("check", "check", None),
+        ("fold", "fold", None),
+        ("check now please", "check", None),
+        ("  fold\r", "fold", None),
+        ("bet 10", "call", None),  # the amount to call
+        ("bet 25", "raise 15", None),
+        ("bet 10abc", "call", None),  # istream stops at the first non-digit
+        ("bet +10", "call", None),
+        ("bet", "fold-below", None),  # no number: 0, below the call
+        ("bet -2", "check", None),  # the server's code for a check
+        ("bet -1", None, "negative"),
+        ("bet 99999999999", "raise 2147483637", None),  # clamped to INT_MAX
+        ("bet 4", None, "less than the 10"),
+        ("raise 5", None, "anything but check, fold or bet"),
+        ("call", None, "anything but check, fold or bet"),
+        ("Check", None, "anything but check, fold or bet"),
+        ("", None, "anything but check, fold or bet"),
+    ],
+)
+def test_issue24_answers_read_as_the_server_reads_them(
+    answer: str, referee_reply: str | None, folded: str | None
+) -> None:
+    """The dialect's reading of an answer to ``action`` (protocol.holdem_ppca.decode_action)
+    follows Game::get_bet_from and the start of Game::bet, facing 10 to call."""
+    from protocol import holdem_ppca as ppca
+
+    legal = [b"fold", b"call", b"raise"]
+    if referee_reply == "fold-below":
+        referee_reply, folded = None, "less than the 10"
+    if folded is None:
+        assert ppca.decode_action(answer.encode(), 10, legal) == referee_reply.encode()
+    else:
+        with pytest.raises(ppca.Folded, match=folded):
+            ppca.decode_action(answer.encode(), 10, legal)
+
+
+@pytest.mark.parametrize(
+    ("answer", "chars"),
+    [
+        # Game::showdown: five times ``iss >> rank >> suit``, chars after white space.
+        ("A S K D Q H J C T S", "ASKDQHJCTS"),
+        ("AS KD QH JC TS", "ASKDQHJCTS"),
+        ("ASKDQHJCTS", "ASKDQHJCTS"),
+        ("A S K D", "ASKDKDKDKD"),  # the variables keep what they last held
+        ("A S K", "ASKSKSKSKS"),
+        ("a s k d q h j c t s extra", "askdqhjcts"),  # as received: lower case is no card
+        ("", "??????????"),  # nothing read: ours is ``?`` (the server's was uninitialised)
+    ],
+)
+def test_issue24_showdown_answers_read_char_by_char(answer: str, chars: str) -> None:
+    from protocol import holdem_ppca as ppca
+
+    assert ppca.show_chars(answer.encode()) == chars.encode()

@@ -89,6 +89,7 @@ except ImportError:  # pragma: no cover - another phevaluator layout
 
 from protocol import holdem as wire
 from protocol import holdem_ppca as ppca
+from protocol.lines import show
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot, Event, Game, GameState, Option, SeatCount, Standing
@@ -278,6 +279,9 @@ class HoldemState(GameState):
         self._history = b""
         self._faults = []
         self._pots: list[tuple[int, tuple[int, ...]]] = []
+        self._pots_before_round = 0
+        #: ppca: the characters each player's showdown answer was read as (the narration's).
+        self._show_chars: dict[int, bytes] = {}
         self._pots_bytes = b"-"
         self._pots_stale = False
         self._stacks_tok = [_int(v) for v in self.chips]
@@ -379,11 +383,20 @@ class HoldemState(GameState):
         to_call = min(chips, owed)
         self.to_call = to_call
         # The seed: preflop, with the largest bet equal to the big blind, the big blind
-        # "calls 0" instead of checking.
-        self.free_call = self.quirks and to_call == 0 and self.street == 0 and self.max_bet == self.bb
+        # "calls 0" instead of checking.  The ppca server folds every preflop check
+        # (``Game::check``): nothing to call before the flop is always a call of 0.
+        if self.ppca:
+            self.free_call = to_call == 0 and self.street == 0
+        else:
+            self.free_call = self.quirks and to_call == 0 and self.street == 0 and self.max_bet == self.bb
         reason = None
         if chips <= owed:
             reason = "raise is not possible: calling takes all the player's chips"
+        elif self.ppca:
+            # ``Game::bet`` takes any raise of at least the last full raise (or all-in) from
+            # a player with the chips, whether or not anyone can answer it or the betting
+            # was reopened; an unanswered excess becomes a pot of its own (_end_round).
+            pass
         elif to_call < self.full_raise:
             reason = "raise is not possible: the bet faced is less than a full raise (a short all-in)"
         elif self.short_sum and self.acted >> seat & 1:
@@ -419,12 +432,17 @@ class HoldemState(GameState):
             self._log(seat, b"f", 0)
             self._pots_stale = True  # a folded player is no longer eligible
             if self._narrate:
-                self._say([ppca.action(seat, "fold", 0)])
+                self._say(ppca.action(seat, "fold", 0))
             if sum(1 for s in self.order if not self.folded[s]) == 1:
                 self._end_round()
                 return
         elif action in (CHECK, CALL):
             amount = self.to_call
+            # ppca: a call of nothing after the flop is the server's ``bet 0``, a check that
+            # ``Game::bet`` narrates twice ("checks", then "bets 0").
+            kind = "check" if action == CHECK else "bet"
+            if action == CALL and not amount and not self.free_call:
+                action, kind = CHECK, "check0"
             self._move(seat, amount)
             if self.chips[seat] == 0:
                 self.status[seat] = ord("A")
@@ -432,7 +450,7 @@ class HoldemState(GameState):
                 self.status[seat] = ord("C") if action == CHECK else ord("B")
             self._log(seat, b"k" if action == CHECK else b"c", amount)
             if self._narrate:
-                self._say([ppca.action(seat, "check" if action == CHECK else "bet", amount)])
+                self._say(ppca.action(seat, kind, amount))
         else:
             raise_to = self.max_bet + action
             amount = raise_to - self.bet[seat]
@@ -440,7 +458,7 @@ class HoldemState(GameState):
             self.status[seat] = ord("A") if self.chips[seat] == 0 else ord("B")
             self._log(seat, b"r", amount)
             if self._narrate:
-                self._say([ppca.action(seat, "bet", amount)])
+                self._say(ppca.action(seat, "bet", amount))
             if action >= self.full_raise:
                 # A full raise: everyone else must act again and may re-raise.
                 self.full_raise = action
@@ -467,13 +485,16 @@ class HoldemState(GameState):
     def _end_round(self) -> None:
         """Collect the bets; go on to the next round, the showdown, or the next hand."""
         n = self.n
-        bets = sorted([self.bet[s] for s in self.order])
-        cutoff = bets[-2]
-        for s in self.order:
-            if self.bet[s] > cutoff:  # uncalled: it goes back
-                self.chips[s] += self.bet[s] - cutoff
-                self.bet[s] = cutoff
-                self._stacks_tok[s] = _int(self.chips[s])
+        if not self.ppca:
+            # An uncalled bet goes back now.  (The ppca server makes it a pot of its own,
+            # paid back to its only contributor when the hand is over: ``Game::bet_loop``.)
+            bets = sorted([self.bet[s] for s in self.order])
+            cutoff = bets[-2]
+            for s in self.order:
+                if self.bet[s] > cutoff:
+                    self.chips[s] += self.bet[s] - cutoff
+                    self.bet[s] = cutoff
+                    self._stacks_tok[s] = _int(self.chips[s])
         self.street_commit.append(list(self.bet))
         for s in range(n):
             self.committed[s] += self.bet[s]
@@ -482,7 +503,8 @@ class HoldemState(GameState):
         self.max_bet = 0
         self._refresh_pots()
         if self._narrate:
-            self._say([*ppca.pots(self._pots), b"round ends"])
+            earlier = self._pots_before_round
+            self._say([*ppca.pots(self._pots[earlier:], earlier), b"round ends"])
         contenders = [s for s in self.order if not self.folded[s]]
         if len(contenders) == 1:
             self._award(contenders[0])
@@ -540,7 +562,10 @@ class HoldemState(GameState):
         contributors, and across rounds the seed forbids it ("不同轮贡献者相同的彩池不合并")."""
         order = self.order
         pots: list[tuple[int, tuple[int, ...]]] = []
+        # The pots of the rounds before the last one: the narration tells only the new ones.
+        self._pots_before_round = 0
         for contrib in self.street_commit:
+            self._pots_before_round = len(pots)
             previous = 0
             for level in sorted({contrib[s] for s in order if contrib[s] > 0}):
                 contributors = tuple([s for s in order if contrib[s] >= level])
@@ -590,7 +615,9 @@ class HoldemState(GameState):
             self._say([b"start showdown"])
         if self.bot_showdown:
             self.phase = SHOWING
-            self.queue = list(contenders)
+            # The ppca server asks in seat order (its ``player_list``), the rules from the
+            # dealer's left.
+            self.queue = sorted(contenders) if self.ppca else list(contenders)
             self.actor = self.queue[0]
             return
         for s in contenders:
@@ -655,7 +682,8 @@ class HoldemState(GameState):
             live = tuple([s for s in contributors if not folded[s]])
             if live:
                 won = sorted(self._pot_winners(live), key=lambda s: (s - dealer) % n)
-                winners.update(won)
+                if len(contributors) > 1:  # a pot of one (an uncalled excess) only goes back
+                    winners.update(won)
             else:
                 won = list(contributors)  # each gets back what it put into this level
             share, odd = divmod(amount, len(won))
@@ -727,12 +755,7 @@ class HoldemState(GameState):
             _ints(self.chips),
         )
         if self._narrate:
-            told = []
-            for s in self.order:
-                if s in self.shown:
-                    value = self.shown[s]
-                    told.append(ppca.shows(s, value and value[1], value and category(value[0])))
-            self._say([*told, *ppca.payout(pot_results), b"game over"])
+            self._say([*self._told_shows(), *ppca.payout(pot_results)])
         self._events.extend(Event(s, line) for s in range(n))
         self._hands.append(
             {
@@ -761,9 +784,27 @@ class HoldemState(GameState):
         self.phase = BETTING
         self._start_hand()
 
+    def _told_shows(self) -> list[bytes]:
+        """``Game::showdown``'s sentences: the hands shown, best first (ties in seat
+        order: the server's sort is stable for so few), each as the characters read
+        and its ``HAND_*`` number, 0 for an invalid five."""
+        keyed = []
+        for s in sorted(self.shown):
+            value = self.shown[s]
+            chars = self._show_chars.get(s, ppca.show_chars(b""))
+            if value is None:
+                keyed.append((1 << 20, s, chars, ppca.HAND_INVALID))
+            else:
+                rank = value[0]
+                kind = ppca.HAND_ROYAL_FLUSH if rank == 1 else category(rank) + 1
+                keyed.append((rank, s, chars, kind))
+        return [ppca.shows(s, chars, kind) for _, s, chars, kind in sorted(keyed)]
+
     def _finish_game(self) -> None:
         self.phase = OVER
         self.queue = []
+        if self._narrate:
+            self._say([b"game over"])  # once, after the last hand (``Server::start_game``)
         ranks = self.ranks()
         line = wire.gameover_line(self.hand_no, _ints(self.chips), _ints(ranks))
         self._events.extend(Event(s, line) for s in range(self.n))
@@ -803,10 +844,23 @@ class HoldemState(GameState):
     def decode(self, seat: int, reply: bytes) -> Any:
         try:
             if self.phase == SHOWING:
+                if self.ppca:
+                    return self._decode_ppca_show(seat, reply)
                 return wire.decode_show(reply)
             return wire.decode_action(reply)
         except ValueError as exc:
             raise ProtocolError(str(exc)) from None
+
+    def _decode_ppca_show(self, seat: int, reply: bytes) -> tuple[int, ...]:
+        """The five cards as the ppca server reads them (``protocol.holdem_ppca.show_chars``):
+        characters two by two, spaces or none between them.  The characters are kept for
+        the narration, which repeats them as read, valid or not."""
+        chars = ppca.show_chars(reply)
+        self._show_chars[seat] = chars
+        try:
+            return tuple(wire.card_id(chars[i : i + 2].decode("ascii")) for i in range(0, 10, 2))
+        except (ValueError, KeyError, UnicodeDecodeError):
+            raise ValueError(f"not five cards (rank 23456789TJQKA, suit SHDC): {show(reply)}") from None
 
     def illegal(self, seat: int, action: Any) -> str | None:
         if self.phase == OVER or seat != self.actor:
@@ -830,10 +884,12 @@ class HoldemState(GameState):
             if self.to_call:
                 return f"cannot check: {self.to_call} to call"
             if self.free_call:
+                if self.ppca:
+                    return "the PPCA server folds every check before the flop: reply call (its bet 0)"
                 return "the big blind calls 0 here instead of checking (the seed's rule): reply call"
             return None
         if action == CALL:
-            if self.to_call or self.free_call:
+            if self.to_call or self.free_call or self.ppca:  # ppca: the server's bet 0, a check
                 return None
             return "nothing to call: check"
         if self.raise_reason is not None:

@@ -49,6 +49,8 @@ from referee.tournament.store import Store
 LOGIN_S = 10.0
 #: Longest ``hello`` line.
 HELLO_MAX = 512
+#: A PPCA login name is printable ASCII (it is sent back to every client of the table).
+_UNPRINTABLE = re.compile(rb"[^\x20-\x7e]")
 
 
 class ServeConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -152,6 +154,8 @@ class Server:
         self.results: list[TableResult] = []
         self._lobby_changed = trio.Event()
         self._next_table = 1
+        #: PPCA login names being sent (``_login_ppca``): taken, as the lobby's are.
+        self._logins_in_flight: set[str] = set()
         self.store: Store | None = None
 
     # ------------------------------------------------------------------ running
@@ -309,26 +313,36 @@ class Server:
     async def _login_ppca(
         self, stream: trio.abc.Stream, line: bytes, rest: bytes
     ) -> tuple[Client | None, bytes]:
-        """``login NAME`` → ``login NAME_<table>_<id>``: the seat it will take at the table
-        being filled (first come, first seated)."""
-        words = line.split()
-        if len(words) != 2 or words[0] != b"login":
+        """``login NAME`` → ``login NAME_<game>_<id>``, as ``Session::handle_login``
+        answers: NAME is the rest of the line, as sent; ``<game>`` counts the tables from
+        0 and ``<id>`` the logins of that table from 0 (its seat there: first come, first
+        seated).  The record's name is NAME made a token, with a suffix when taken."""
+        if not line.startswith(b"login ") or not line[6:].strip() or _UNPRINTABLE.search(line):
             await self._refuse(stream, "expected: login NAME")
             return None, b""
-        wanted = re.sub(r"[^A-Za-z0-9_.-]", "_", words[1].decode("ascii", "replace"))[:32] or "player"
+        raw = line[6:].decode("ascii")
+        wanted = re.sub(r"[^A-Za-z0-9_.-]", "_", raw.strip())[:32] or "player"
         name, n = wanted, 1
         while name in self.clients or name in self._at_table or name in self._logging_in:
             n += 1
             name = f"{wanted}-{n}"
         # Logins still being answered are ahead of this one in the lobby.
         waiting = sum(1 for c in self.lobby if c.connected) + len(self._logging_in)
+        size = self.config.table_size
+        game, seat = self._next_table - 1 + waiting // size, waiting % size
+        taken = {c.login for c in self.lobby if c.connected} | set(self._logins_in_flight)
+        while f"{raw}_{game}_{seat}" in taken:  # someone ahead left the lobby: ids stay unique
+            seat += 1
         client = Client(name, stream, self.limits.max_line_bytes, parse=ppca_seat.parse_client_line)
-        client.login = f"{name}_{self._next_table}_{waiting}"
+        client.login = f"{raw}_{game}_{seat}"
+        self._logins_in_flight.add(client.login)
         try:
             with self._welcoming(name), trio.fail_after(LOGIN_S):
                 await stream.send_all(b"login %s\n" % client.login.encode())
         except (trio.TooSlowError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             return None, b""
+        finally:
+            self._logins_in_flight.discard(client.login)
         return client, rest
 
     @contextlib.contextmanager

@@ -4,14 +4,19 @@
 The rules narrate the hand (:mod:`protocol.holdem_ppca`, the ``narrate`` switch of
 :class:`~referee.games.holdem.Holdem`); this seat passes those sentences on and drops
 the referee's own information lines.  A betting request becomes ``action``, a
-showdown request ``showdown``, and the client's ``check`` / ``fold`` / ``bet N`` or
-five cards are turned into the referee's reply, which the rules then judge — under the
-ppca rules anything illegal folds, as on the original server.  Timeouts, disconnects
+showdown request ``showdown``.  The client's answer to ``action`` is read as the original
+server reads it (:func:`protocol.holdem_ppca.decode_action`): ``check``, ``fold`` or
+``bet N`` becomes the referee's reply, which the rules then judge — under the ppca rules
+anything illegal folds, as on the original server — and what the server folds outright
+(another word, a negative bet, a bet below the call) is folded here with a ``protocol``
+or ``illegal`` verdict that says so.  A showdown answer goes to the rules as it came:
+they read it character by character, as the server did.  Timeouts, disconnects
 and floods get the verdicts of :class:`~referee.seats.remote.RemoteSeat`: the original
 server had no time limits and died with a dropped socket; this one does neither.
 
-Sentences are sent in batches: at the end of a round, of a hand, and before a request,
-so a table of nine costs a write per client per round, not per action.
+Sentences are sent in batches: at the end of a round, of a hand (the referee's own
+``result`` line, dropped here, marks it), and before a request, so a table of nine costs
+a write per client per round, not per action.
 """
 
 from __future__ import annotations
@@ -26,8 +31,8 @@ from referee.core.verdict import BotFault, Verdict
 from referee.seats.remote import RemoteSeat
 
 _UNPRINTABLE = re.compile(rb"[^\x20-\x7e]")
-#: Sentences after which the batch is sent.
-_FLUSH_AFTER = (b"round ends\n", b"game over\n")
+#: The sentence after which the batch is sent (and any line of the referee's own).
+_FLUSH_AFTER = b"round ends\n"
 
 
 def parse_client_line(line: bytes) -> tuple[str, bytes]:
@@ -49,6 +54,8 @@ class PpcaSeat(RemoteSeat):
         #: hung bot it is not stopped: it still hears the table (dead seats are told
         #: nothing), and the original server never dropped a silent player.
         self._hung = False
+        #: Why the server would have folded the last answer outright (``decode_action``).
+        self._folded: BotFault | None = None
 
     @property
     def description(self) -> str:
@@ -60,18 +67,26 @@ class PpcaSeat(RemoteSeat):
         self._started = True
 
     async def tell(self, line: bytes, expects_reply: bool = False) -> None:
-        if self.death is not None or not line.startswith(ppca.PREFIX):
-            return  # the referee's own result lines: the narration has said it all
+        if self.death is not None:
+            return
+        if not line.startswith(ppca.PREFIX):
+            # The referee's own result lines (the narration has said it all) end a hand.
+            await self._flush()
+            return
         sentence = line[len(ppca.PREFIX) :]
         self._batch.append(sentence)
-        if sentence in _FLUSH_AFTER:
+        if sentence == _FLUSH_AFTER:
             await self._flush()
 
     async def request(self, line: bytes) -> bytes:
         if self._hung:
             await self._flush()
             raise BotFault(Verdict.TIMEOUT, "it stopped answering: folded without being asked")
-        return await super().request(line)
+        reply = await super().request(line)
+        if self._folded is not None:
+            fault, self._folded = self._folded, None
+            raise fault
+        return reply
 
     def _late(self, first: bool, limit: float) -> bytes:
         detail = f"no answer within {limit:g} s (the limit + the network's {self.allowance_s:g} s)"
@@ -88,11 +103,16 @@ class PpcaSeat(RemoteSeat):
 
     def _answer(self, line: bytes, rest: bytes, rtt_ns: int) -> tuple[int, bytes]:
         if line.startswith(b"show "):
-            return rtt_ns, ppca.decode_show(rest)
+            return rtt_ns, rest  # the rules read it as the server did
         words = line.split()
         to_call = int(words[words.index(b"tocall") + 1])
         legal = words[words.index(b"legal") + 1].split(b",")
-        return rtt_ns, ppca.decode_action(rest, to_call, legal)
+        try:
+            return rtt_ns, ppca.decode_action(rest, to_call, legal)
+        except ppca.Folded as exc:
+            verdict = Verdict.ILLEGAL if rest.split()[:1] == [b"bet"] else Verdict.PROTOCOL
+            self._folded = BotFault(verdict, str(exc), reply=rest)
+            return rtt_ns, b"fold"
 
     def kill(self, verdict: Verdict, detail: str) -> None:
         self._die(verdict, detail)
