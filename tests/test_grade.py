@@ -117,6 +117,15 @@ def test_every_student_ends_in_the_expected_named_outcome(graded: dict) -> None:
     )
 
 
+def test_progress_counts_every_student(graded: dict) -> None:
+    """Issue 28: "[1/5]" for 6 students — the ones whose submission did not unpack count too."""
+    lines = [line for line in graded["done"].stdout.splitlines() if line.startswith("[")]
+    n = len(graded["expected"])
+    assert [line.split("]")[0] for line in lines] == [f"[{k}/{n}" for k in range(1, n + 1)], lines
+    assert any(line.endswith(": victor: unpack empty: the submission is empty") or "victor: unpack empty" in line
+               for line in lines), lines  # fmt: skip
+
+
 def test_points_follow_the_scheme(graded: dict) -> None:
     book = gradebook(graded["out"])
     good = [s for s, outcome in graded["expected"].items() if outcome == "ok"]

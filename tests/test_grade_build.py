@@ -179,3 +179,35 @@ def test_the_log_keeps_its_head_and_tail() -> None:
     assert tail.splitlines()[-1] == "line 999"
     assert len(tail.splitlines()) == building.LOG_TAIL_LINES
     assert log_lines("a\nb") == ("a\nb", "")
+
+
+@pytest.mark.parametrize("layer", _layers(), ids=str)
+def test_a_fast_build_is_not_timed_out_by_another_bots_sweep(tmp_path: Path, layer: sandbox.Layer) -> None:
+    """Issue 28: a build that ended in half a second was graded ``build-timeout`` ("still
+    running at its wall-time limit", ``seconds`` 0.563).  Its process exited before the
+    referee saw it start, and another bot's sweep of orphaned zombies (grading builds
+    several students at once; a loaded machine widens the window) reaped it: its status
+    lost, the build was taken for one that never ended.  Here a sweep runs all the time."""
+    source = _submission(tmp_path, {"bot.py": "print('hi')\n"})
+    found = Detected(kind="python", build=["sh", "-c", "true"], run=["python3", "bot.py"], why="a test")
+
+    async def main() -> list[str]:
+        outcomes = []
+        async with trio.open_nursery() as nursery:
+
+            async def sweep() -> None:
+                while True:
+                    sandbox.reap_orphans()
+                    await trio.sleep(0)
+
+            nursery.start_soon(sweep)
+            for k in range(12):
+                step = await building.build(
+                    f"s{k}", source, found, tmp_path / "bots", layer, BuildLimits(wall_s=60)
+                )
+                outcomes.append(f"{step.outcome}: {step.summary}")
+            nursery.cancel_scope.cancel()
+        return outcomes
+
+    outcomes = trio.run(main)
+    assert all(o.startswith("ok:") for o in outcomes), outcomes

@@ -1155,3 +1155,38 @@ def test_a_bots_notes_reach_its_feedback_page_redacted_and_escaped():
     assert "ppca.correction.call-to-check" in html_page
     # A step without notes has no notes section.
     assert "Notes:" not in feedback_markdown(hostile, _class())
+
+
+def test_feedback_paths_are_relative_to_the_submission():
+    """Issue 28: no page of a student's quotes where the grader keeps its files."""
+    ta = "/home/ta/class/grading-2026"
+    failing = _check(
+        outcome="cannot-start",
+        summary=f"the bot could not be started: no such program '{ta}/bots/dave/bot'",
+        items=[
+            CheckItem(
+                key="startup",
+                title="startup",
+                status="fail",
+                figure="exited with code 1 before its first answer",
+                failure={"why": f'crash: stderr: File "{ta}/bots/dave/bot.py", line 3'},
+                notes=[f'its stderr ends with:\n  File "{ta}/bots/dave/strategy.py", line 9'],
+            )
+        ],
+    )
+    dave = _student(
+        "dave",
+        _points(1, 2, 0, 0, 0),
+        unpack=_unpack(),
+        build=_build(log_head=f"cc -o {ta}/bots/.build-dave/bot {ta}/submissions/dave/src/bot.c"),
+        check=failing,
+    )
+    result = msgspec.structs.replace(_class(), students=[dave], standings=[])
+    pages = feedback_markdown(dave, result) + feedback_html(dave, result)
+    pages += json.dumps(gradescope_results(dave, result))
+    assert ta not in pages and "/bots/" not in pages and "/submissions/" not in pages
+    assert "no such program &#x27;bot&#x27;" in pages or "no such program 'bot'" in pages
+    assert "bot.py" in pages and "strategy.py" in pages and "src/bot.c" in pages
+    assert (
+        dave.check.items[0].failure["why"].startswith('crash: stderr: File "/home/ta/')
+    )  # the record keeps them

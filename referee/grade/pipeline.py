@@ -264,10 +264,16 @@ class Grading:
     async def _steps(self, results: dict[str, StudentResult]) -> None:
         """Steps 2–4, ``concurrency`` students at once."""
         limiter = trio.CapacityLimiter(self.concurrency)
-        todo = [r for r in results.values() if r.unpack is not None and r.unpack.ok]
-        if self.only is not None:
-            todo = [r for r in todo if r.student == self.only]
+        mine = [r for r in results.values() if self.only in (None, r.student)]
+        todo = [r for r in mine if r.unpack is not None and r.unpack.ok]
+        # Every student is counted: one whose submission did not unpack (empty, unsafe)
+        # is done already, and said first.
+        total = len(mine)
         done = 0
+        for result in mine:
+            if result.unpack is None or not result.unpack.ok:
+                done += 1
+                self.say(f"[{done}/{total}] {result.student}: {self._line(result)}")
 
         async def one(result: StudentResult) -> None:
             nonlocal done
@@ -275,7 +281,7 @@ class Grading:
                 ran = await self._student(result)
             done += 1
             how = "" if ran else " (recorded earlier)"
-            self.say(f"[{done}/{len(todo)}] {result.student}: {self._line(result)}{how}")
+            self.say(f"[{done}/{total}] {result.student}: {self._line(result)}{how}")
 
         async with trio.open_nursery() as nursery:
             for result in todo:

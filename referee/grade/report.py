@@ -633,8 +633,40 @@ def _redactor(student: StudentResult, result: ClassResult) -> Callable[[str], st
     return lambda text: pattern.sub(_ANOTHER, text) if text else text
 
 
+def _relativizer(student: str) -> Callable[[str], str]:
+    """A function that makes the grader's absolute paths of a student's files relative to
+    their submission: ``/home/ta/class/out/bots/dave/bot.py`` is ``bot.py``, the folder
+    itself ``.`` (the grading folder's ``bots/ID`` and ``submissions/ID``, the build's
+    ``.build-ID`` staging).  Where the grader keeps its files is not the student's business."""
+    name = re.escape(student)
+    # Path components without blanks or quotes (a folder with a blank in its name leaves
+    # the part before the blank: still nothing of the student's own tree).
+    pattern = re.compile(
+        rf"(?<![\w.-])(?:/[^\s/'\"`:]+)*/(?:bots|submissions)/(?:\.build-)?{name}(?:/|(?![\w.-]))"
+    )
+    return lambda text: pattern.sub(lambda m: "" if m.group(0).endswith("/") else ".", text) if text else text
+
+
+def _relative_paths(student: StudentResult) -> StudentResult:
+    """The student's result with every text's paths made relative (:func:`_relativizer`)."""
+    relative = _relativizer(student.student)
+
+    def walk(value: object) -> object:
+        if isinstance(value, str):
+            return relative(value)
+        if isinstance(value, list):
+            return [walk(v) for v in value]
+        if isinstance(value, dict):
+            return {k: walk(v) for k, v in value.items()}
+        return value
+
+    return msgspec.convert(walk(msgspec.to_builtins(student)), StudentResult)
+
+
 def _as_shown(student: StudentResult, result: ClassResult) -> StudentResult:
-    """The student's result as they may see it: competition text redacted (module docstring)."""
+    """The student's result as they may see it: the grader's paths relative to their
+    submission, competition text redacted (module docstring)."""
+    student = _relative_paths(student)
     redact = _redactor(student, result)
     replace = msgspec.structs.replace
     points = [

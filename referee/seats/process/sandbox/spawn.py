@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 
 import trio
 
+from referee.seats.process.sandbox.reaping import LEADERS
+
 #: Where the supervisor reads its configuration and writes its status lines.
 CONFIG_FD = 3
 STATUS_FD = 4
@@ -150,6 +152,10 @@ async def start(launch: Launch, fds: tuple[int, int, int], deadline: float) -> S
     pid = os.fork()
     if pid == 0:
         _child(launch, fds, extra, err_w, parent)
+    # Its owner reaps it, from now: a program that exits before the exec is seen (a fast
+    # build, a bot that quits at once, a loaded machine) must not be reaped meanwhile as
+    # an orphan by another bot's sweep — its status would be lost (issue 28).
+    LEADERS.add(pid)
     os.close(err_w)
     for fd in (config_r, status_w):
         if fd >= 0:
@@ -206,8 +212,9 @@ async def _kill_and_reap(pid: int) -> None:
             try:
                 done, _ = os.waitpid(pid, os.WNOHANG)
             except ChildProcessError:
-                return
+                done = pid
             if done:
+                LEADERS.discard(pid)
                 return
             await trio.sleep(0.005)
 
