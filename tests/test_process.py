@@ -19,6 +19,7 @@ import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
+import msgspec
 import psutil
 import pytest
 import trio
@@ -580,3 +581,46 @@ async def test_an_information_answer_then_end_of_output_is_a_crash_at_the_next_r
         with pytest.raises(BotFault) as info:
             await bot.request(REQUEST)
         assert info.value.verdict is Verdict.CRASH and "closed its output" in info.value.detail
+
+
+FLOODING_BOT = """\
+import os, sys, time
+chunk = b"7" * 65536
+for n, line in enumerate(sys.stdin):
+    if line.startswith("info") or (sys.argv[1] == "late" and n == 1):
+        if sys.argv[1] == "late":
+            time.sleep(0.3)  # past the decision limit: the flood is the late reply
+        for _ in range(1 << 14):  # 1 GiB, no newline
+            os.write(1, chunk)
+    else:
+        sys.stdout.write("0\\n")
+        sys.stdout.flush()
+"""
+
+
+@pytest.mark.parametrize("owed", ["information", "late"])
+async def test_an_owed_answer_over_the_line_limit_is_protocol_at_once(tmp_path, owed):
+    """Issue 27: a 1 GiB answer without a newline, owed to an information line or to a
+    request that timed out, is a protocol fault as soon as it passes the limit — not a
+    timeout once it has flooded for the whole (here generous) decision limit."""
+    script = tmp_path / "flood.py"
+    script.write_text(FLOODING_BOT)
+    mode = "info" if owed == "information" else "late"
+    bot_spec = BotSpec(name="flood", argv=[BOT_PYTHON, str(script), mode], home=str(tmp_path))
+    limits = Limits(startup_s=5.0, decision_s=0.2 if owed == "late" else 30.0, cpu_s=60.0)
+    async with running(bot_spec, limits) as bot:
+        assert await bot.request(REQUEST) == b"0"
+        if owed == "information":
+            await bot.tell(b"info\n", expects_reply=True)
+        else:
+            with pytest.raises(BotFault) as late:
+                await bot.request(REQUEST)
+            assert late.value.verdict is Verdict.TIMEOUT
+            bot.limits = msgspec.structs.replace(limits, decision_s=30.0)
+            await trio.sleep(0.5)  # the flood has begun
+        started = time.monotonic()
+        with pytest.raises(BotFault) as info:
+            await bot.request(REQUEST)
+        assert info.value.verdict is Verdict.PROTOCOL, info.value
+        assert "without a newline" in info.value.detail
+        assert time.monotonic() - started < 10.0

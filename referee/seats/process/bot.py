@@ -216,6 +216,7 @@ class BotProcess(Seat):
         self._late = False  # a request timed out and its reply has not come yet
         self._discarding = False  # skipping the rest of an over-long line
         self._stray = b""  # output beyond the owed answers, found before an information line
+        self._overlong = b""  # the start of an owed answer found over the line limit, to fault
         # True while none of the four above needs attention: the request fast path.
         self._clean = True
         self._replied = False  # a line came back (decisions counts only good ones)
@@ -458,6 +459,8 @@ class BotProcess(Seat):
         """The same as the C fast path, for when it is not built or the stream needs care."""
         if not self._clean:
             self._set_stray_aside()
+            if self._overlong:
+                self._refuse_overlong_answer()
             if self._stray:
                 self._refuse_stray_output()
         await self._send(line, start)
@@ -641,6 +644,9 @@ class BotProcess(Seat):
         while True:
             if self._discarding or self._owed:
                 buf = self._skip_lines(buf)
+                if self._overlong:
+                    self._buf = buf
+                    self._refuse_overlong_answer()
             if not self._discarding and not self._owed:
                 nl = buf.find(b"\n")
                 if nl >= 0:
@@ -728,13 +734,36 @@ class BotProcess(Seat):
             stray,
         )
 
+    def _refuse_overlong_answer(self) -> None:
+        """An answer owed (to an information line, or a request that timed out) passed
+        the line limit without a newline: a protocol fault now, as for a reply, not a
+        timeout once the bot has flooded for the whole decision."""
+        start, self._overlong = self._overlong, b""
+        self._replied = True
+        raise BotFault(
+            Verdict.PROTOCOL,
+            f"an answer it owed (to an information line or a late request) is longer than "
+            f"{self.limits.max_line_bytes} bytes without a newline",
+            start,
+        )
+
     def _skip_lines(self, buf: bytes) -> bytes:
-        """Drop the rest of an over-long line and the answers owed to information lines."""
+        """Drop the rest of an over-long line and the answers owed to information lines.
+        An owed answer that passes the line limit is dropped like an over-long reply and
+        kept aside (its start) in ``_overlong`` for the caller to fault."""
         while self._discarding or self._owed:
             nl = buf.find(b"\n")
             if nl < 0:
-                # Keep memory bounded while skipping a flood.
-                return buf[-1:] if self._discarding else buf[-self.limits.max_line_bytes :]
+                if self._discarding:
+                    return buf[-1:]  # keep memory bounded while skipping a flood
+                if len(buf) > self.limits.max_line_bytes:
+                    self._overlong = buf[:200]
+                    self._owed -= 1
+                    if not self._owed:
+                        self._late = False
+                    self._discarding = True
+                    return buf[-1:]
+                return buf
             buf = buf[nl + 1 :]
             if self._discarding:
                 self._discarding = False
