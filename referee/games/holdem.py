@@ -49,18 +49,24 @@ Penalty (a timeout, a bad reply, a crashed bot): fold, or check when checking is
 (calls 0 under the big-blind quirk); at the bot's showdown, a muck.
 
 The ``ppca`` rules (``rules="ppca"``; the default is ``"seed"``) follow the PPCA 2014
-server where the seed's text is silent or ambiguous, and the seed's text where the
-server contradicts it.  They imply the seed's quirks and the bot showdown, and change
-five things (``docs/protocols/holdem.md``, "The ppca rules"):
+server (``server/Game.h``) hand for hand, but for five server behaviours that contradict
+the seed or are bugs.  They imply the seed's quirks and the bot showdown, and change
+seven things (``docs/protocols/holdem.md``, "The ppca rules"):
 
 1. every penalty folds, even where checking (or the big blind's call 0) was free;
-2. pots are made per betting round and per contribution level, and list every
-   contributor, folded ones included; a pot goes to the best hand among its
-   contributors still in the hand, and back to its contributors when all of them folded;
-3. odd chips go to the first winner clockwise counting from the dealer (inclusive);
-4. at the showdown the five cards shown count; an invalid choice ranks below every valid
-   one (but may still win a pot whose other contributors folded);
-5. the first dealer is drawn from the game's seeded RNG, uniformly among the seats.
+2. every check before the flop folds (nothing to call is a call of 0); after the flop a
+   call of nothing is a check (the server's ``bet 0``);
+3. a raise needs only the chips and the last full raise (or all-in): nobody need be able
+   to answer it, and a short all-in need not have reopened the betting;
+4. pots are made per betting round and per contribution level, and list every
+   contributor, folded ones included; an unmatched bet stays in a pot of its own, paid
+   back at the hand's end; a pot goes to the best hand among its contributors still in
+   the hand, and back to its contributors when all of them folded;
+5. odd chips go to the first winner clockwise counting from the dealer (inclusive);
+6. at the showdown, asked in seat order, the five cards shown count (read character by
+   character); an invalid choice ranks below every valid one (but may still win a pot
+   whose other contributors folded);
+7. the first dealer is drawn from the game's seeded RNG, uniformly among the seats.
 
 The deal (see :mod:`referee.games.base`): each hand's deck depends only on the game's
 seed and the hand's number.  The game draws one 64-bit seed at the start; hand h
