@@ -610,3 +610,89 @@ def test_issue24_showdown_answers_read_char_by_char(answer: str, chars: str) -> 
     from protocol import holdem_ppca as ppca
 
     assert ppca.show_chars(answer.encode()) == chars.encode()
+
+
+# Whole hands of the original server, worked out by hand from server/Game.h (bet_loop's
+# turn order and end, bet, check, fold, the pot loop, showdown, declare_winner): the
+# players' answers in turn, each as the dialect reads it; the pots paid (amount, then
+# (seat, chips) in seat order) and the stacks after the hand.
+REPLAYED_HANDS = [
+    pytest.param(
+        # Heads-up: seat 1 (left of the dealer) posts the small blind and acts first in
+        # every round; the dealer's call of 0 preflop is bet 0; the turn's bet folds seat 0;
+        # the bet nobody called is a pot of one, its bettor's again.
+        2,
+        [100, 100],
+        0,
+        None,
+        ["bet 1", "bet 0", "check", "check", "bet 10", "fold"],
+        ((4, ((1, 4),)), (10, ((1, 10),))),
+        (98, 102),
+        id="heads-up-fold-on-the-turn",
+    ),
+    pytest.param(
+        # Three seats, dealer 2: seat 0 small blind, seat 1 big blind, seat 2 first.  Seat 2
+        # raises to 6, seat 0 folds, seat 1 calls; the flop's bet 0 and check; seat 1's
+        # turn bet of 20 is folded to: per-round pots, the folded small blind in pot 0.
+        3,
+        [100, 100, 100],
+        2,
+        None,
+        ["bet 6", "fold", "bet 4", "bet 0", "check", "bet 20", "fold"],
+        ((3, ((1, 3),)), (10, ((1, 10),)), (20, ((1, 20),))),
+        (99, 107, 94),
+        id="three-seats-fold-to-a-turn-bet",
+    ),
+    pytest.param(
+        # Dealer 0: seat 1 posts the small blind (1), seat 2 the big blind, short: its one
+        # chip, all-in.  Seat 0 calls 1; the small blind's preflop check folds it
+        # (Game::check).  Nobody can bet after that; seats 0 and 2 show: the queens beat the
+        # ace high shown (the five shown count: seat 0 could have shown a straight).
+        3,
+        [100, 100, 1],
+        0,
+        ("ASKS", "2C3D", "QHQD", "7C8C9HJSTH"),
+        ["bet 1", "check", "AS KS JS TH 9H", "QH QD JS TH 9H"],
+        ((3, ((2, 3),)),),
+        (99, 99, 3),
+        id="preflop-check-folds-and-a-short-big-blind",
+    ),
+    pytest.param(
+        # Seat 1 all-in for 30 preflop; seat 0 raises anyway (nobody can answer): 30 called,
+        # 70 a pot of one.  Seat 0 shows an invalid five and still gets its 70 back; seat 1's
+        # valid hand takes the main pot.
+        2,
+        [100, 30],
+        0,
+        ("2C7D", "KHKD", "3S4S9CJDQC"),
+        ["bet 29", "bet 98", "2C 7D 3S 4S 5S", "KH KD QC JD 9C"],
+        ((60, ((1, 60),)), (70, ((0, 70),))),
+        (70, 60),
+        id="raise-nobody-answers-and-an-invalid-five",
+    ),
+]
+
+
+@pytest.mark.parametrize(("n", "chips", "dealer", "cards", "answers", "pots", "stacks"), REPLAYED_HANDS)
+def test_issue24_hands_replayed_from_the_servers_rules(
+    n, chips, dealer, cards, answers, pots, stacks
+) -> None:
+    from protocol import holdem_ppca as ppca
+
+    state = table(n, chips=chips, first_dealer=dealer)
+    if cards is not None:
+        *holes, board = cards
+        rig(state, {s: holes[i] for i, s in enumerate(sorted(state.order))}, board)
+    for answer in answers:
+        (seat,) = state.to_act()
+        if state.phase == SHOWING:
+            reply(state, answer)
+            continue
+        req = request(state)
+        try:
+            text = ppca.decode_action(answer.encode(), req.to_call, [x.encode() for x in req.legal]).decode()
+        except ppca.Folded:
+            text = "fold"
+        reply(state, text)
+    result = last_result(state)
+    assert (result.pots, result.stacks) == (pots, stacks)
