@@ -684,7 +684,6 @@ def test_issue24_hands_replayed_from_the_servers_rules(
         *holes, board = cards
         rig(state, {s: holes[i] for i, s in enumerate(sorted(state.order))}, board)
     for answer in answers:
-        (seat,) = state.to_act()
         if state.phase == SHOWING:
             reply(state, answer)
             continue
