@@ -211,3 +211,16 @@ def test_a_fast_build_is_not_timed_out_by_another_bots_sweep(tmp_path: Path, lay
 
     outcomes = trio.run(main)
     assert all(o.startswith("ok:") for o in outcomes), outcomes
+
+
+def test_a_built_name_with_a_control_character_is_refused_and_shown_escaped(tmp_path: Path) -> None:
+    """Issue 27: a build that makes ``esc\\x1b]0;…\\x07name`` kept it, and ``find`` or
+    ``tar tv`` in a TA's terminal would have printed the escape sequence.  The tree is
+    refused (``build-output``), the name shown escaped, on one line."""
+    makefile = "bot:\n\tprintf 'int main(void){return 0;}' > bot.c && cc -o bot bot.c\n\ttouch \"$$(printf 'esc\\033]0;owned\\007name')\"\n"
+    source = _submission(tmp_path, {"Makefile": makefile})
+    step = _build(tmp_path, source, detect(source), sandbox.choose("auto"))
+    assert step.outcome == "build-output", (step.outcome, step.summary, step.log_tail)
+    assert "esc\\x1b]0;owned\\x07name" in step.summary and "control character" in step.summary
+    assert "\x1b" not in step.summary and "\x07" not in step.summary and "\n" not in step.summary
+    assert not (tmp_path / "bots" / "student").exists()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from referee import games
@@ -199,3 +200,70 @@ def test_the_benefit_of_the_doubt_gives_rank_points_for_the_best_plausible_rank(
     assert [s.points[-1].points for s in students] == [60, 60, 30]
     scheme.apply(students, config.PointsSection(compete=60, compete_floor=0.5), ENABLED)
     assert [s.points[-1].points for s in students] == [60, 45, 30]
+
+
+#: Every numeric key of grading.toml, with a value just out of its range (issue 27).
+OUT_OF_RANGE = [
+    ("seed = -1\n", "seed"),
+    ("concurrency = 0\n", "concurrency"),
+    ("[unpack]\nmax_files = 0\n", "unpack.max_files"),
+    ("[unpack]\nmax_mib = 0\n", "unpack.max_mib"),
+    ("[build]\nwall_s = 0\n", "build.wall_s"),
+    ("[build]\nwall_s = inf\n", "build.wall_s"),
+    ("[build]\ncpu_s = -1.0\n", "build.cpu_s"),
+    ("[build]\nmemory_mib = 8\n", "build.memory_mib"),
+    ("[build]\ndisk_mib = 0\n", "build.disk_mib"),
+    ("[build]\nprocesses = 0\n", "build.processes"),
+    ("[check]\ngames = -1\n", "check.games"),
+    ("[check]\nwall_s = nan\n", "check.wall_s"),
+    ("[qualify]\ngames = 0\n", "qualify.games"),
+    ('[qualify]\nrule = "significant"\nconfidence = 0.5\n', "qualify.confidence"),
+    ("[qualify]\nconfidence = 1.0\n", "qualify.confidence"),
+    ("[qualify]\nconfidence = nan\n", "qualify.confidence"),
+    ("[qualify]\nwall_s = 0\n", "qualify.wall_s"),
+    ("[compete]\ngames = 0\n", "compete.games"),
+    ("[compete]\nrounds = 0\n", "compete.rounds"),
+    ("[compete]\ntable_size = 1\n", "compete.table_size"),
+    ("[compete]\ntables = 0\n", "compete.tables"),
+    ("[compete]\nseeding_games = 0\n", "compete.seeding_games"),
+    ("[points]\nbuild = -1\n", "points.build"),
+    ("[points]\ncheck = -1\n", "points.check"),
+    ("[points]\nqualify = inf\n", "points.qualify"),
+    ("[points]\ncompete = -0.5\n", "points.compete"),
+    ("[points]\ncompete_floor = 1.5\n", "points.compete_floor"),
+    ("[points]\ncap = -1\n", "points.cap"),
+    ("[limits]\ndecision_s = 0\n", "limits.decision_s"),
+    ("[limits]\nmemory_bytes = -1\n", "limits.memory_bytes"),
+    ("[limits]\nstartup_s = nan\n", "limits.startup_s"),
+]
+
+
+@pytest.mark.parametrize(("text", "key"), OUT_OF_RANGE, ids=[k for _, k in OUT_OF_RANGE])
+def test_every_number_is_checked_at_load_with_its_range(tmp_path: Path, text: str, key: str) -> None:
+    """Issue 27: ``confidence = 0.5`` with ``rule = "significant"`` loaded, then ended the
+    run mid-way with a traceback (``t_value(0)``).  Each number is refused at load, in
+    one line naming the key, the value and the range it must be in."""
+    path = tmp_path / "grading.toml"
+    path.write_text(text)
+    with pytest.raises(config.GradingConfigError) as caught:
+        config.load(path)
+    message = str(caught.value)
+    assert f"{key} = " in message and "out of range: it must be" in message, message
+    assert "\n" not in message
+
+
+def test_every_numeric_key_has_a_range() -> None:
+    """A number added to grading.toml without a range fails here."""
+    checked = set(config._RANGES) | {"limits"}
+    numeric = set()
+    for section in msgspec.structs.fields(config.GradingConfig):
+        kind = section.type
+        inner = next((a for a in getattr(kind, "__args__", (kind,)) if isinstance(a, type)), None)
+        if inner is not None and issubclass(inner, msgspec.Struct) and section.name != "feedback":
+            for f in msgspec.structs.fields(inner):
+                if {int, float} & set(getattr(f.type, "__args__", (f.type,))):
+                    numeric.add(section.name if section.name == "limits" else f"{section.name}.{f.name}")
+        elif {int, float} & set(getattr(kind, "__args__", (kind,))):
+            numeric.add(section.name)
+    assert numeric <= checked, numeric - checked
+    assert {key for _, key in OUT_OF_RANGE if not key.startswith("limits.")} == set(config._RANGES)

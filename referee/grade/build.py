@@ -35,7 +35,8 @@ Outcomes
 ``build-timeout`` (still running at the wall limit); ``build-cpu``, ``build-memory``
 (over the CPU or memory cap; its files count as memory: they live in a tmpfs);
 ``build-too-large`` (its tree is over the disk cap); ``build-output`` (its tree could
-not be taken back safely: a link out of it, a special file; the unpack's reason);
+not be taken back safely: a link out of it, a special file, a name with a control
+character — escaped in the summary; the unpack's reason);
 ``build-error`` (the sandbox could not start it: the grader's problem, said as such).
 Every outcome keeps the log's head and tail (:data:`LOG_HEAD_LINES`,
 :data:`LOG_TAIL_LINES`) for the student.
@@ -222,7 +223,7 @@ async def build(
         if result.stopped is not None or result.exit_code != 0:
             step.outcome, step.summary = _outcome(result, limits.wall_s)
             return step
-        tree_limits = unpack.UnpackLimits(max_bytes=cap, max_file_bytes=cap)
+        tree_limits = unpack.UnpackLimits(max_bytes=cap, max_file_bytes=cap, printable_names=True)
         taken = unpack.unpack_one(archive, staging, tree_limits)
         if isinstance(taken, unpack.Refused):
             step.outcome = (

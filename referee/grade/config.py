@@ -67,9 +67,11 @@ name the sample players shipped for the game (``sample:greedy_player``).
 
 from __future__ import annotations
 
+import math
 import shlex
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Literal
 
@@ -180,8 +182,62 @@ class PointsSection(_Strict):
                 raise ValueError(
                     f"[points.visibility] {item}: {value!r} is not one of {', '.join(VISIBILITIES)}"
                 )
-        if not 0 <= self.compete_floor <= 1:
-            raise ValueError("compete_floor must be between 0 and 1")
+
+
+#: The range every numeric key needs, checked at load (issue 27: ``confidence = 0.5``
+#: loaded, then ended the run mid-way in ``t_value(0)``): key → (test, what it must be).
+#: Keys of ``[limits]`` are checked apart (every one above 0; inf for none).
+_RANGES: dict[str, tuple[Callable[[float], bool], str]] = {
+    "seed": (lambda v: 0 <= v < 1 << 64, "a whole number from 0 to 2**64-1, as --seed"),
+    "concurrency": (lambda v: v >= 1, "at least 1"),
+    "unpack.max_files": (lambda v: v >= 1, "at least 1"),
+    "unpack.max_mib": (lambda v: v >= 1, "at least 1"),
+    "build.wall_s": (lambda v: 0 < v < math.inf, "a number of seconds above 0"),
+    "build.cpu_s": (lambda v: 0 < v < math.inf, "a number of seconds above 0"),
+    "build.memory_mib": (lambda v: v >= 16, "at least 16"),
+    "build.disk_mib": (lambda v: v >= 1, "at least 1"),
+    "build.processes": (lambda v: v >= 1, "at least 1"),
+    "check.games": (lambda v: v >= 0, "at least 0"),
+    "check.wall_s": (lambda v: 0 < v < math.inf, "a number of seconds above 0"),
+    "qualify.games": (lambda v: v >= 1, "at least 1"),
+    # The one-sided bound at c is an end of the two-sided interval at 2c - 1, which must
+    # be a share strictly between 0 and 1.
+    "qualify.confidence": (lambda v: 0.5 < v < 1, "above 0.5 and below 1"),
+    "qualify.wall_s": (lambda v: 0 < v < math.inf, "a number of seconds above 0"),
+    "compete.games": (lambda v: v >= 1, "at least 1"),
+    "compete.rounds": (lambda v: v >= 1, "at least 1"),
+    "compete.table_size": (lambda v: v >= 2, "at least 2"),
+    "compete.tables": (lambda v: v >= 1, "at least 1"),
+    "compete.seeding_games": (lambda v: v >= 1, "at least 1"),
+    "points.build": (lambda v: 0 <= v < math.inf, "a number of points, 0 or more"),
+    "points.check": (lambda v: 0 <= v < math.inf, "a number of points, 0 or more"),
+    "points.qualify": (lambda v: 0 <= v < math.inf, "a number of points, 0 or more"),
+    "points.compete": (lambda v: 0 <= v < math.inf, "a number of points, 0 or more"),
+    "points.compete_floor": (lambda v: 0 <= v <= 1, "from 0 to 1 (a share of compete)"),
+    "points.cap": (lambda v: 0 <= v < math.inf, "a number of points, 0 or more"),
+}
+
+
+def _check_numbers(config: GradingConfig) -> None:
+    """Every numeric key in the range it needs, or one line naming the key, the value,
+    the range and the default (ValueError)."""
+    for key, (test, must) in _RANGES.items():
+        section, _, name = key.rpartition(".")
+        struct: Any = getattr(config, section) if section else config
+        value = getattr(struct, name)
+        default = next(f.default for f in msgspec.structs.fields(type(struct)) if f.name == name)
+        if value is None or isinstance(value, bool):
+            continue
+        if not test(value):
+            hint = f" (the default is {default:g})" if isinstance(default, int | float) else ""
+            raise ValueError(f"{key} = {value!r} is out of range: it must be {must}{hint}")
+    if config.limits is not None:
+        for name in config.limits.__struct_fields__:
+            value = getattr(config.limits, name)
+            if value is not None and not value > 0:  # nan too; inf is "no limit", as on the command line
+                raise ValueError(
+                    f"limits.{name} = {value!r} is out of range: it must be a number above 0 (or inf)"
+                )
 
 
 class GradingConfig(_Strict):
@@ -203,17 +259,7 @@ class GradingConfig(_Strict):
     feedback: Feedback = Feedback()
 
     def __post_init__(self) -> None:
-        for name, value in (
-            ("check.games", self.check.games),
-            ("qualify.games", self.qualify.games),
-            ("compete.games", self.compete.games),
-        ):
-            if value < (0 if name == "check.games" else 1):
-                raise ValueError(f"{name} must be at least {0 if name == 'check.games' else 1}")
-        if not 0.5 <= self.qualify.confidence < 1:
-            raise ValueError("qualify.confidence must be in [0.5, 1)")
-        if self.concurrency is not None and self.concurrency < 1:
-            raise ValueError("concurrency must be at least 1")
+        _check_numbers(self)
         if self.feedback.visibility not in VISIBILITIES:
             raise ValueError(f"[feedback] visibility must be one of {', '.join(VISIBILITIES)}")
 

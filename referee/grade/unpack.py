@@ -215,6 +215,10 @@ class UnpackLimits:
     max_file_bytes: int = 100 * MiB
     max_ratio: float = 200.0  # uncompressed/compressed for a zip member above 1 MiB (zip bombs)
     max_depth: int = 32  # path components
+    #: Refuse (``unsafe-path``) a name holding a control or format character or an
+    #: undecodable byte: a built tree's names reach a TA's terminal through ``find`` or
+    #: ``tar tv``, where ``\x1b]0;…\x07`` is an escape sequence (issue 27).
+    printable_names: bool = False
 
 
 @dataclass(frozen=True)
@@ -774,11 +778,19 @@ def _parts(name: str, limits: UnpackLimits) -> tuple[str, ...]:
         sizes = [len(p.encode("utf-8", "surrogateescape")) for p in parts]
     except UnicodeEncodeError:
         raise _Refusal("unsafe-path", f"{_q(name)} has a name no file system can store") from None
+    if limits.printable_names and any(_unprintable(c) for c in name):
+        raise _Refusal("unsafe-path", f"{_q(name)} has a control character in its name")
     if any(size > _MAX_NAME_BYTES for size in sizes):
         raise _Refusal("unsafe-path", f"{_q(name)} has a name longer than {_MAX_NAME_BYTES} bytes")
     if sum(sizes) + len(sizes) > _MAX_PATH_BYTES:
         raise _Refusal("unsafe-path", f"{_q(name)} is a path longer than {_MAX_PATH_BYTES} bytes")
     return parts
+
+
+def _unprintable(c: str) -> bool:
+    """A control or format character (bidi overrides too), a line or paragraph
+    separator, or an undecodable byte (os.fsdecode's surrogate escape)."""
+    return unicodedata.category(c) in ("Cc", "Cf", "Cs", "Zl", "Zp")
 
 
 def _has_drive(name: str) -> bool:
