@@ -335,12 +335,28 @@ NEWER_THAN_HEADERS = {"open_tree_attr": 467}
 def test_syscall_tables_match_the_kernel_headers(arch, header):
     if not header.exists():
         pytest.skip(f"{header} not installed")
-    numbers = {name: int(nr) for name, nr in re.findall(r"#define __NR_(\w+)\s+(\d+)\b", header.read_text())}
+    text = header.read_text()
+    numbers = {name: int(nr) for name, nr in re.findall(r"#define __NR_(\w+)\s+(\d+)\b", text)}
+    # asm-generic names the calls whose 32- and 64-bit forms differ once (fcntl = fcntl64).
+    generic = {name: int(nr) for name, nr in re.findall(r"#define __NR3264_(\w+)\s+(\d+)\b", text)}
+    for name, alias in re.findall(r"#define __NR_(\w+)\s+__NR3264_(\w+)\b", text):
+        if alias in generic:
+            numbers.setdefault(name, generic[alias])
     table = seccomp.SYSCALLS[arch]
     for name, nr in table.items():
         assert numbers.get(name, NEWER_THAN_HEADERS.get(name)) == nr, name
     # Every listed name is in the table wherever the arch has it.
-    for name in (*seccomp.DENIED_ALWAYS, *seccomp.DENIED_IPC, "socket", "clone", "clone3", "kill"):
+    for name in (
+        *seccomp.DENIED_ALWAYS,
+        *seccomp.DENIED_IPC,
+        *seccomp.DENIED_INOTIFY,
+        "socket",
+        "clone",
+        "clone3",
+        "kill",
+        "fcntl",
+        "prctl",
+    ):
         assert (name in table) == (name in numbers or name in NEWER_THAN_HEADERS), name
 
 
@@ -419,6 +435,27 @@ def test_program_policy(arch, deny_ipc, deny_sockets):
     assert verdict("kill", 0x1FFFFFFFF, 9) == EPERM  # the kernel truncates pid to int: still -1
     assert verdict("kill", 1234, 9) == ALLOW
     assert verdict("kill", 0xFFFFFFFE, 9) == ALLOW  # -2: process group 2, not everyone
+    # Issue 27: memory or kernel objects no RSS shows.
+    for name in ("memfd_secret", "vmsplice", "seccomp", "fanotify_init"):
+        assert verdict(name) == EPERM, name
+    assert verdict("fcntl", 3, seccomp.F_SETPIPE_SZ, 1 << 20) == EPERM
+    assert verdict("fcntl", 3, 1032) == ALLOW  # F_GETPIPE_SZ
+    assert verdict("fcntl", 3, 4, os.O_NONBLOCK) == ALLOW  # F_SETFL
+    assert verdict("prctl", seccomp.PR_SET_SECCOMP, 2) == EPERM
+    assert verdict("prctl", 38, 1) == ALLOW  # PR_SET_NO_NEW_PRIVS
+    for name in ("inotify_init", "inotify_init1"):
+        if name in table:
+            assert verdict(name) == ALLOW, name  # denied only on request (deny_inotify)
+
+
+@pytest.mark.parametrize("arch", ["x86_64", "aarch64"])
+def test_program_policy_deny_inotify(arch):
+    program = seccomp.build_for(arch, deny_inotify=True)
+    table, native = seccomp.SYSCALLS[arch], seccomp.AUDIT_ARCH[arch]
+    for name in seccomp.DENIED_INOTIFY:
+        if name in table:
+            assert run_bpf(program, table[name], native) == EPERM, name
+    assert run_bpf(program, table["read"], native) == ALLOW
 
 
 def test_arch_and_build():

@@ -90,6 +90,18 @@ class Jail:
         return ", ".join(parts)
 
 
+#: Kernel counts kept per user namespace (/proc/sys/user/ inside it), set in a non-root
+#: bot's own: its inotify instances and watches count against these as well as against
+#: the user's (128 instances by default), so a bot cannot use up what the user's file
+#: watchers, editors and ``tail -f`` need.  fanotify_init is denied by seccomp besides.
+USER_NS_LIMITS: dict[str, int] = {
+    "max_inotify_instances": 8,
+    "max_inotify_watches": 1024,
+    "max_fanotify_groups": 0,
+    "max_fanotify_marks": 0,
+}
+
+
 def _supervisor_config(
     layer: Layer,
     argv: list[str],
@@ -126,8 +138,13 @@ def _supervisor_config(
             write = [workdir, "/tmp", "/dev/shm", *_WRITABLE_DEVICES]
             config["landlock"] = {"read": ["/"], "write": write, "required": False}
             parts.append(f"landlock {abi}")
+        if not is_root():
+            # Counted per user namespace: the user's own allowance stays the user's.
+            config["userns_limits"] = dict(USER_NS_LIMITS)
         if has_seccomp:
-            config["seccomp"] = {"deny_ipc": False, "deny_sockets": False}
+            # IPC too, although the IPC namespace is the bot's own: a System V segment
+            # detached, or a message queue, holds memory that no process's RSS shows.
+            config["seccomp"] = {"deny_ipc": True, "deny_sockets": False, "deny_inotify": False}
             parts.append("seccomp")
         parts.append(f"nproc {limits.processes}")
         parts.append(f"tmpfs {limits.disk_bytes >> 20} MiB")
@@ -150,7 +167,8 @@ def _supervisor_config(
             "list": [os.path.dirname(PROTOCOL_DIR)],
             "required": True,
         }
-        config["seccomp"] = {"deny_ipc": True, "deny_sockets": True}
+        # No user namespace to count inotify in apart from the user's other programs.
+        config["seccomp"] = {"deny_ipc": True, "deny_sockets": True, "deny_inotify": True}
         parts += [f"abi {abi}", "seccomp"]
         if uid is not None:
             config["nproc"] = limits.processes  # a uid of its own: the count is the bot's alone

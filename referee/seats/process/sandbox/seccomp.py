@@ -12,8 +12,9 @@ What the program does, in order:
 1. A syscall made through a foreign ABI (i386 ``int 0x80`` on x86_64, or x32 numbers)
    kills the process: the deny list below is keyed by native numbers only.  On x86_64
    that includes ``syscall(-1)``, whose number has the x32 bit set.
-2. The names of :data:`DENIED_ALWAYS` (and, on request, the IPC or socket lists) fail with
-   EPERM (EACCES for ``socket``).
+2. The names of :data:`DENIED_ALWAYS` (and, on request, the IPC, socket or inotify
+   lists) fail with EPERM (EACCES for ``socket``); so do ``fcntl(F_SETPIPE_SZ)`` and
+   ``prctl(PR_SET_SECCOMP)``.
 3. ``clone`` with a namespace flag fails with EPERM; ``clone3`` fails with ENOSYS, since
    its flags sit in memory a filter cannot read (libc then falls back to ``clone``).
 4. ``kill(-1, sig)`` fails with EPERM.
@@ -45,6 +46,7 @@ _UNIFIED: dict[str, int] = {
     "pidfd_getfd": 438,
     "mount_setattr": 442,
     "quotactl_fd": 443,
+    "memfd_secret": 447,
     "open_tree_attr": 467,
 }
 
@@ -53,6 +55,13 @@ _X86_64: dict[str, int] = {
     "write": 1,
     "futex": 202,
     "shmget": 29,
+    "fcntl": 72,
+    "prctl": 157,
+    "inotify_init": 253,
+    "vmsplice": 278,
+    "inotify_init1": 294,
+    "fanotify_init": 300,
+    "seccomp": 317,
     "shmat": 30,
     "shmctl": 31,
     "socket": 41,
@@ -119,6 +128,12 @@ _AARCH64: dict[str, int] = {
     "write": 64,
     "futex": 98,
     "lookup_dcookie": 18,
+    "inotify_init1": 26,
+    "fcntl": 25,
+    "vmsplice": 75,
+    "prctl": 167,
+    "fanotify_init": 262,
+    "seccomp": 277,
     "umount2": 39,
     "mount": 40,
     "pivot_root": 41,
@@ -185,11 +200,15 @@ _X32_SYSCALL_BIT = 0x40000000
 
 #: Denied with EPERM in every program (where the arch has the syscall): debugging and
 #: memory access of other processes, kernel attack surface rarely needed by a user program
-#: (bpf, io_uring, userfaultfd, perf, keyrings), namespaces and mounts, and host-wide
-#: administration (modules, clocks, swap, reboot, kernel log, port I/O).
+#: (bpf, io_uring, userfaultfd, perf, keyrings), memory or kernel objects that no
+#: process's RSS shows (memfd_create, memfd_secret, pages pinned by vmsplice, stacked
+#: seccomp filters, fanotify groups, counted per user), namespaces and mounts, and
+#: host-wide administration (modules, clocks, swap, reboot, kernel log, port I/O).
+#: docs/security.md has the audit of every syscall a bot keeps.
 DENIED_ALWAYS: tuple[str, ...] = (
     "ptrace", "process_vm_readv", "process_vm_writev", "kcmp", "pidfd_getfd",
     "perf_event_open", "bpf", "userfaultfd", "memfd_create", "io_uring_setup", "io_uring_enter", "io_uring_register",
+    "memfd_secret", "vmsplice", "seccomp", "fanotify_init",
     "keyctl", "add_key", "request_key",
     "unshare", "setns", "mount", "umount2", "pivot_root", "chroot",
     "fsopen", "fsconfig", "fsmount", "fspick", "move_mount", "open_tree", "open_tree_attr", "mount_setattr",
@@ -206,6 +225,14 @@ DENIED_IPC: tuple[str, ...] = (
     "semget", "semop", "semtimedop", "semctl",
     "mq_open", "mq_unlink", "mq_timedsend", "mq_timedreceive", "mq_notify", "mq_getsetattr",
 )  # fmt: skip
+
+#: Added with ``deny_inotify``: inotify instances and watches are counted per user (per
+#: user namespace), so without a user namespace of its own a bot could use up the user's.
+DENIED_INOTIFY: tuple[str, ...] = ("inotify_init", "inotify_init1")
+#: fcntl(F_SETPIPE_SZ) grows a pipe's buffer (up to 1 MiB, kernel memory) and
+#: prctl(PR_SET_SECCOMP) stacks a filter as seccomp() does: both fail with EPERM.
+F_SETPIPE_SZ = 1031
+PR_SET_SECCOMP = 22
 
 #: clone() flags that make a namespace.  CLONE_NEWTIME (0x80) is left out on purpose: in
 #: clone()'s flags that bit belongs to the exit-signal byte (clone3 and unshare only).
@@ -236,6 +263,7 @@ HOT: tuple[str, ...] = ("read", "write", "futex")
 _OFF_NR = 0
 _OFF_ARCH = 4
 _OFF_ARG0_LOW = 16  # little-endian: the low word of args[0] comes first
+_OFF_ARG1_LOW = 24
 _BPF_MAXINSNS = 4096
 
 _SECCOMP_SET_MODE_FILTER = 1
@@ -265,7 +293,7 @@ def arch() -> str | None:
     return machine if machine in SYSCALLS else None
 
 
-def build(*, deny_ipc: bool = False, deny_sockets: bool = False) -> bytes:
+def build(*, deny_ipc: bool = False, deny_sockets: bool = False, deny_inotify: bool = False) -> bytes:
     """The BPF program (struct sock_filter[], 8 bytes each) for the running arch.
 
     Cached per (arch, flags): it runs for every bot start.  Raises OSError(ENOSYS) when
@@ -274,11 +302,13 @@ def build(*, deny_ipc: bool = False, deny_sockets: bool = False) -> bytes:
     name = arch()
     if name is None:
         raise OSError(errno.ENOSYS, f"seccomp: no filter for {os.uname().machine!r} ({sys.platform})")
-    return build_for(name, deny_ipc=deny_ipc, deny_sockets=deny_sockets)
+    return build_for(name, deny_ipc=deny_ipc, deny_sockets=deny_sockets, deny_inotify=deny_inotify)
 
 
 @functools.lru_cache(maxsize=16)
-def build_for(name: str, *, deny_ipc: bool = False, deny_sockets: bool = False) -> bytes:
+def build_for(
+    name: str, *, deny_ipc: bool = False, deny_sockets: bool = False, deny_inotify: bool = False
+) -> bytes:
     """The program for the named arch (``"x86_64"`` or ``"aarch64"``), wherever we run."""
     table = SYSCALLS[name]
     eperm = _stmt(_RET_K, RET_ERRNO | errno.EPERM)
@@ -305,6 +335,21 @@ def build_for(name: str, *, deny_ipc: bool = False, deny_sockets: bool = False) 
         deny(DENIED_IPC, eperm)
     if deny_sockets:
         deny(("socket",), _stmt(_RET_K, RET_ERRNO | errno.EACCES))
+    if deny_inotify:
+        deny(DENIED_INOTIFY, eperm)
+    # fcntl(fd, F_SETPIPE_SZ, …) and prctl(PR_SET_SECCOMP, …): the second argument's or
+    # the first's low word (the kernel takes both as 32-bit ints).
+    for syscall, offset, value in (
+        ("fcntl", _OFF_ARG1_LOW, F_SETPIPE_SZ),
+        ("prctl", _OFF_ARG0_LOW, PR_SET_SECCOMP),
+    ):
+        prog += [
+            _jump(_JEQ_K, table[syscall], 0, 4),
+            _stmt(_LD_W_ABS, offset),
+            _jump(_JEQ_K, value, 0, 1),
+            eperm,
+            _stmt(_RET_K, RET_ALLOW),
+        ]
     prog += [_jump(_JEQ_K, table["clone3"], 0, 1), _stmt(_RET_K, RET_ERRNO | errno.ENOSYS)]
     # clone: args[0] is the flags on both arches; the namespace bits are all in its low word.
     prog += [

@@ -222,6 +222,16 @@ def _enter_namespaces(cfg: dict) -> None:
         _write("/proc/self/setgroups", "deny")
         _write("/proc/self/uid_map", f"{uid} {uid} 1\n")
         _write("/proc/self/gid_map", f"{gid} {gid} 1\n")
+        # Kernel counts per user namespace (inotify): what the bot may take of the user's.
+        for name, value in cfg.get("userns_limits", {}).items():
+            try:
+                _write(f"/proc/sys/user/{name}", f"{int(value)}\n")
+            except FileNotFoundError:
+                continue  # an older kernel without this count
+            except OSError as exc:
+                raise SetupError(
+                    "unshare", f"cannot set {name} in the bot's user namespace: {exc.strerror}"
+                ) from None
 
 
 def _build_root(cfg: dict) -> None:
@@ -343,7 +353,12 @@ def _exec_bot(cfg: dict, error_fd: int) -> None:
         filt = cfg.get("seccomp")
         if filt is not None:
             try:
-                seccomp.install(seccomp.build(deny_ipc=filt["deny_ipc"], deny_sockets=filt["deny_sockets"]))
+                program = seccomp.build(
+                    deny_ipc=filt["deny_ipc"],
+                    deny_sockets=filt["deny_sockets"],
+                    deny_inotify=filt.get("deny_inotify", False),
+                )
+                seccomp.install(program)
             except OSError as exc:
                 raise SetupError("seccomp", str(exc)) from None
         for sig in (signal.SIGPIPE, signal.SIGXFSZ, signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
