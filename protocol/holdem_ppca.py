@@ -105,8 +105,9 @@ _INT_MAX, _INT_MIN = 2**31 - 1, -(2**31)
 
 
 def _istream_int(text: bytes) -> int:
-    """``iss >> int`` as libstdc++ reads it (C++11): leading white space skipped, an
-    optional sign, decimal digits; no digits is 0, an overflow the nearest limit."""
+    """``iss >> int`` as libstdc++ reads it (C++11), on a line with something after
+    ``bet``: leading white space skipped, an optional sign, decimal digits; no digits is
+    0, an overflow the nearest limit."""
     text = text.lstrip(b" \t\n\v\f\r")
     sign, i = 1, 0
     if text[:1] in (b"+", b"-"):
@@ -129,6 +130,7 @@ def decode_action(reply: bytes, to_call: int, legal: Sequence[bytes]) -> bytes:
     ``Game::get_bet_from`` reads it: the first word; ``bet`` and a number (``iss >>
     int``), ``check`` or ``fold``.  Anything else the server folds, and so does a
     negative bet, except ``bet -2``, which it takes for ``check`` (its code for one).
+    ``bet`` alone left the server's amount undefined: folded here.
 
     ``bet N`` puts N chips in: the amount to call is a call (``bet 0`` with nothing to
     call: a check after the flop, the call of 0 before it), more is a raise of the
@@ -144,7 +146,11 @@ def decode_action(reply: bytes, to_call: int, legal: Sequence[bytes]) -> bytes:
     if word != b"bet":
         shown = reply.decode("ascii", "replace")[:60]
         raise Folded(f"the PPCA server folds anything but check, fold or bet N: {shown!r}")
-    put = _istream_int(words[1] if len(words) > 1 else b"")
+    if len(words) < 2:
+        # ``iss >> bet`` at the end of the line never reads: the server's int stayed
+        # uninitialised (undefined behaviour; it put in whatever it held).
+        raise Folded("bet without an amount: the PPCA server read no number (its amount was undefined)")
+    put = _istream_int(words[1])
     if put == -2:
         return b"check"
     if put < 0:

@@ -565,7 +565,8 @@ def test_issue24_game_over_once_at_the_end_of_the_game() -> None:
         ("bet 25", "raise 15", None),
         ("bet 10abc", "call", None),  # istream stops at the first non-digit
         ("bet +10", "call", None),
-        ("bet", "fold-below", None),  # no number: 0, below the call
+        ("bet x", "fold-below", None),  # no digits: 0, below the call
+        ("bet", None, "without an amount"),  # never read: undefined on the server, folded here
         ("bet -2", "check", None),  # the server's code for a check
         ("bet -1", None, "negative"),
         ("bet 99999999999", "raise 2147483637", None),  # clamped to INT_MAX

@@ -698,7 +698,8 @@ class HoldemState(GameState):
                 got = share + (odd if i == 0 else 0)
                 payout[s] = payout.get(s, 0) + got
                 shares.append((s, got))
-            pot_results.append((amount, shares))
+            # Listed as the server lists them: descending seats (Game::declare_winner).
+            pot_results.append((amount, sorted(shares, reverse=True)))
         self._settle(payout, pot_results, winners)
 
     def _award(self, seat: int) -> None:

@@ -110,7 +110,10 @@ class PpcaSeat(RemoteSeat):
         try:
             return rtt_ns, ppca.decode_action(rest, to_call, legal)
         except ppca.Folded as exc:
-            verdict = Verdict.ILLEGAL if rest.split()[:1] == [b"bet"] else Verdict.PROTOCOL
+            # A bet the server refused is illegal; a word it does not know, or a bet
+            # without an amount, does not parse.
+            words = rest.split()
+            verdict = Verdict.ILLEGAL if words[:1] == [b"bet"] and len(words) > 1 else Verdict.PROTOCOL
             self._folded = BotFault(verdict, str(exc), reply=rest)
             return rtt_ns, b"fold"
 
