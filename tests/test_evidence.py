@@ -172,3 +172,26 @@ def test_the_sprt_agrees_with_the_chips_not_the_deals_won():
 def test_an_elo_sprt_is_refused_for_a_game_ranked_by_chips():
     with pytest.raises(MatchError, match=r'ranks bots by score.*"mean0=0 mean1=0\.1"'):
         _match({"a": _folder(0.0, 1), "b": _folder(0.9, 2)}, 100, sprt=parse_sprt("elo0=0 elo1=5"))
+
+
+def _crashes(line: str) -> str:
+    raise RuntimeError("cannot import protocol")
+
+
+def test_a_deal_in_which_no_seat_made_a_legal_decision_counts_for_nobody():
+    """Issue 25, item 3: two bots that never answer won ~2,600 deals each from each
+    other's forfeits.  A deal with no legal decision is a tie at zero: no wins, no chips."""
+    match, records = _match({"a": _crashes, "b": _crashes}, 200, keep_going=True)
+    result = match.result()
+    assert all(r.scores == [0.0, 0.0] and r.ranks == [1, 1] for r in records)
+    for p in result.players:
+        assert p.wins == p.losses == 0 and p.mean_score == 0.0 and p.decisions == 0
+
+
+def test_a_deal_counts_when_one_seat_decided():
+    """Against a bot that never answers, the deals where the live bot made a decision
+    count (it raised, the dead bot folded: +2); those the dead bot had to open are void."""
+    match, records = _match({"live": _folder(0.0, 1), "dead": _crashes}, 200, keep_going=True)
+    live = match.result().player("live")
+    assert live.wins == 100 and live.losses == 0 and live.draws == 100
+    assert sum(r.scores[r.seats.index("live")] for r in records) == 200

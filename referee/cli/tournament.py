@@ -26,7 +26,7 @@ import trio
 
 from referee import games
 from referee.cli import arguments
-from referee.cli.arguments import EXIT_CANNOT_WRITE, EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from referee.cli.arguments import EXIT_CANNOT_START, EXIT_CANNOT_WRITE, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from referee.cli.arguments import say as _say
 from referee.core import interrupts
 from referee.core.botspec import BotSpec, BotSpecError, unique_names
@@ -56,6 +56,8 @@ EPILOG = """exit status:
   0    the tournament is complete (whatever the verdicts)
   1    it could not go on: a worker process of the referee's died (its log is named)
   2    usage error (bad option, bot, configuration, or a resume that does not match), one line
+  3    the tournament is complete, but a bot never started (it answered no request): it is
+       listed last, apart, with why and its stderr's tail; a warning on stderr names it
   4    the results could not be written (the store, a full disk)
   130  interrupted (Ctrl-C; 143 SIGTERM, 129 SIGHUP): everything played so far is stored;
        `referee tournament --resume DIR` finishes it
@@ -640,4 +642,11 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
             console = Console() if sys.stdout.isatty() else Console(width=200)
             report.print_standings(final, console)
             print(f"{elapsed:.1f} s; results in {out} (standings.md, standings.json, crosstable.csv)")
+    if final is not None and code == EXIT_OK:
+        silent = report.never_started_lines(final)
+        if silent:
+            for line in silent:
+                _say(f"warning: {printable(line)}")
+            _say("warning: bots that never started are listed last, apart (standings.md, Never started)")
+            code = EXIT_CANNOT_START
     return code

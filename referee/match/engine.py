@@ -67,12 +67,16 @@ def file_sinks(config: MatchConfig, game: Game) -> list[Sink]:
 class GameInProgress:
     """What one game has produced so far: its transcript (when kept) and forfeits."""
 
-    __slots__ = ("forfeits", "index", "seated", "transcript")
+    __slots__ = ("forfeits", "index", "penalties", "seated", "together", "transcript")
 
     def __init__(self, index: int, seated: list[Player], transcript: bool) -> None:
         self.index = index
         self.seated = seated
         self.forfeits: list[GameForfeit] = []
+        #: Decisions penalised (a fault, or a bot that was down); the seats' decisions
+        #: beyond one per step of simultaneous moves: with the steps, every decision due.
+        self.penalties = 0
+        self.together = 0
         self.transcript: list[Step] | None = [] if transcript else None
 
 
@@ -424,14 +428,19 @@ class Match:
             else:
                 self._judge(state, seat, line, reply, decision, current)
             decision += 1
+        scores, ranks = state.scores(), state.ranks()
+        if current.penalties and current.penalties == decision + current.together:
+            # No seat made a single legal decision (bots that never start, say): the
+            # deal counts for nobody — a tie at zero, not a win from the other's forfeit.
+            scores, ranks = [0.0] * len(scores), [1] * len(ranks)
         return GameRecord(
             game=index,
             deal=planned.deal,
             rotation=planned.rotation,
             seed=planned.seed,
             seats=names[:],
-            scores=state.scores(),
-            ranks=state.ranks(),
+            scores=scores,
+            ranks=ranks,
             forfeits=current.forfeits,
             tallies=state.tallies(),
             summary=state.summary() if self._summaries else {},
@@ -478,6 +487,7 @@ class Match:
             except BotFault as fault:
                 replies[seat] = fault
 
+        current.together += len(actors) - 1
         async with trio.open_nursery() as nursery:
             for seat in actors:
                 nursery.start_soon(ask, seat)
@@ -563,6 +573,7 @@ class Match:
     def _record(self, seat: int, forfeit: Forfeit, current: GameInProgress, count: bool = True) -> None:
         player = current.seated[seat]
         if count:
+            current.penalties += 1
             player.stats.count_forfeit(forfeit)
             for sink in self.sinks:
                 sink.forfeit(player.name, forfeit)

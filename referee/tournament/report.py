@@ -156,7 +156,10 @@ def columns(standings: Standings, *, compact: bool = False) -> list[Column]:
     two_seat = standings.crosstable.kind == "two-seat"
     swiss = standings.swiss is not None
     bracket = standings.bracket is not None
-    cols: list[Column] = [("rank", lambda r: str(r.rank)), ("bot", lambda r: r.bot)]
+    cols: list[Column] = [
+        ("rank", lambda r: "-" if r.never_started else str(r.rank)),
+        ("bot", lambda r: f"{r.bot} (never started)" if r.never_started else r.bot),
+    ]
     if swiss:
         cols.append(("match pts", lambda r: number(r.match_points or 0.0)))
         if not compact:
@@ -297,6 +300,7 @@ def markdown(standings: Standings) -> str:
     lines += _md_qualification(standings)
     if standings.seeds:
         lines += ["", "## Seeds", ""] + [f"{i}. {_md(b)}" for i, b in enumerate(standings.seeds, 1)]
+    lines += _md_never_started(standings)
     lines += _md_crosstable(standings)
     lines += _md_faults(standings)
     lines += _md_notes(standings)
@@ -477,6 +481,30 @@ def _md_crosstable(standings: Standings) -> list[str]:
     return ["", "## Crosstable", "", how, "", *_md_table(["bot", *table.bots], rows)]
 
 
+def never_started_lines(standings: Standings) -> list[str]:
+    """One line per bot that never started: its name and why."""
+    return [f"{r.bot} never started: {r.never_started}" for r in standings.rows if r.never_started]
+
+
+def _md_never_started(standings: Standings) -> list[str]:
+    silent = [r for r in standings.rows if r.never_started]
+    if not silent:
+        return []
+    lines = [
+        "",
+        "## Never started",
+        "",
+        "These bots answered no request in any of their matches: listed last, apart, whatever "
+        "their points (deals that no seat played count for nobody).",
+    ]
+    for r in silent:
+        lines += ["", f"- **{_md(r.bot)}**: {_md(r.never_started or '')}"]
+        if r.stderr_tail:
+            tail = r.stderr_tail.replace("`" * 3, "'" * 3).split("\n")
+            lines += ["", "  ```text", *("  " + x for x in tail), "  ```"]
+    return lines
+
+
 def _md_faults(standings: Standings) -> list[str]:
     if not standings.faults:
         return []
@@ -604,6 +632,11 @@ def print_standings(standings: Standings, console: Console, top: int | None = No
         console.print(Text(printable(standings.ratings_problem)))
     for line in sprt_lines(standings):
         console.print(Text(printable("SPRT " + line)))
+    for row in standings.rows:
+        if row.never_started:
+            console.print(Text(printable(f"{row.bot} never started: {row.never_started}")))
+            if row.stderr_tail:
+                console.print(Text(printable_lines(row.stderr_tail)))
     if standings.bracket_text:
         console.print(Text(printable_lines(standings.bracket_text)))
     if standings.notes:

@@ -66,6 +66,7 @@ import sqlite3
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -186,6 +187,11 @@ class BotRow(msgspec.Struct, kw_only=True):
     #: The interval of the mean score per game, over the done matches' deals.
     mean_score_low: float | None = None
     mean_score_high: float | None = None
+    #: Why the bot never started, when it answered no request in any of its done
+    #: matches (or could not be started at all): it is listed apart, last, whatever
+    #: its points (:func:`never_started`).  The last lines of its stderr, if it wrote any.
+    never_started: str | None = None
+    stderr_tail: str | None = None
 
 
 class QualificationRow(msgspec.Struct, kw_only=True):
@@ -836,7 +842,14 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
     main_outcomes = {k: o for k, o in outcomes.items() if plan.stage_of(k) == MAIN}
     places = fmt.standings(list(main_outcomes.values())) if fmt is not None and adaptive else None
     order = _order(entrants, totals, game.standing, places)
+    silent = never_started(conn, config, [m for m in main if m.status == "done"], store.path.parent)
+    if silent:  # listed apart, last, sharing the last place
+        started = [(rank, bot) for rank, bot in order if bot not in silent]
+        order = started + [(len(started) + 1, bot) for _, bot in order if bot in silent]
     rows = [_row(rank, bot, totals[bot], game.standing) for rank, bot in order]
+    for row in rows:
+        if row.bot in silent:
+            row.never_started, row.stderr_tail = silent[row.bot]
     extras = _format_extras(rows, fmt, main, main_outcomes, plan.seats)
     ranked = [bot for _, bot in order]
     complete = _complete(plan, fmt, outcomes, {m.key for m in matches if m.status == "done"})
@@ -1207,6 +1220,81 @@ def _qualification(
             )
         )
     return rows, [r.bot for r in rows if r.qualified is False]
+
+
+#: Characters of a never-started bot's stderr kept in the standings (its last lines).
+STDERR_TAIL_CHARS = 600
+
+
+def never_started(
+    conn: sqlite3.Connection, config: TournamentConfig, done: Sequence[_Match], out: Path
+) -> dict[str, tuple[str, str | None]]:
+    """The bots that never started — no answer to any request in any of their done
+    main-stage matches though they had games and forfeits, or marked unstartable — with why (their
+    first forfeit's verdict and detail, or the reason they could not be started) and
+    the tail of their latest non-empty stderr file under ``out``/stderr."""
+    answered: dict[str, int] = {}
+    causes: dict[str, str] = {}
+    for match in done:
+        row = conn.execute("SELECT record FROM matches WHERE id = ?", (match.id,)).fetchone()
+        if row is None or row[0] is None:
+            continue
+        try:
+            record = msgspec.json.decode(row[0], type=_StartRecord)
+        except msgspec.DecodeError:
+            continue
+        for player in record.players:
+            if not player.games or not player.forfeit_details:  # a bot that never answers forfeits
+                continue
+            answered[player.name] = answered.get(player.name, 0) + player.decisions
+            if player.forfeit_details and player.name not in causes:
+                first = player.forfeit_details[0]
+                causes[player.name] = f"{first.verdict}: {first.detail}" if first.detail else first.verdict
+    silent = {bot for bot, n in answered.items() if n == 0}
+    silent |= set(config.unstartable)
+    out_of = {}
+    for bot in sorted(silent):
+        cause = config.unstartable.get(bot) or causes.get(bot) or "it answered no request"
+        out_of[bot] = (cause, _stderr_tail(out / "stderr", bot))
+    return out_of
+
+
+class _StartFault(msgspec.Struct):
+    verdict: str
+    detail: str = ""
+
+
+class _StartFigures(msgspec.Struct):
+    name: str
+    games: int = 0
+    decisions: int = 0
+    forfeit_details: list[_StartFault] = []
+
+
+class _StartRecord(msgspec.Struct):
+    players: list[_StartFigures] = []
+
+
+def _stderr_tail(directory: Path, bot: str) -> str | None:
+    """The last lines of the bot's latest non-empty stderr file (a match's, or its
+    tournament-long process's), at most :data:`STDERR_TAIL_CHARS` characters."""
+    try:
+        files = [p for p in directory.rglob(f"{bot}.stderr") if p.is_file() and p.stat().st_size]
+    except OSError:
+        return None
+    if not files:
+        return None
+    latest = max(files, key=lambda p: p.stat().st_mtime)
+    try:
+        with latest.open("rb") as f:
+            f.seek(max(0, latest.stat().st_size - 4 * STDERR_TAIL_CHARS))
+            text = f.read().decode("utf-8", "replace")
+    except OSError:
+        return None
+    text = text.strip()
+    if len(text) > STDERR_TAIL_CHARS:
+        text = "…" + text[-STDERR_TAIL_CHARS:].split("\n", 1)[-1]
+    return text or None
 
 
 def _faults(

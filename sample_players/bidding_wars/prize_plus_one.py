@@ -11,10 +11,17 @@ exactly once, so every card is called for exactly once and cannot have been bid 
 Usage: prize_plus_one.py [SEED]   (the seed is accepted and unused: the bot is deterministic)
 """
 
+import importlib.util
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+# The referee's protocol package: installed with the referee (any interpreter that has
+# it), else from the checkout this file is in, however deep (docs/writing-a-bot.md).
+if importlib.util.find_spec("protocol") is None:
+    for _up in pathlib.Path(__file__).resolve().parents:
+        if (_up / "protocol" / "__init__.py").is_file():
+            sys.path.insert(0, str(_up))
+            break
 
 from protocol import bidding_wars as wire
 

@@ -6,13 +6,20 @@ Usage: random.py [SEED]   (default seed 0, so runs are reproducible)
 Answers every ``bid`` line with one card and ignores the ``reveal`` and ``end`` lines.
 """
 
+import importlib.util
 import pathlib
 import sys
 
 # This file is called random.py, and Python puts its directory first on the import path:
-# `import random` would import this very file.  Replace that entry with the repository
-# root, which is also where `protocol` lives.
-sys.path[0] = str(pathlib.Path(__file__).resolve().parents[2])
+# `import random` would import this very file.  Drop that entry; then find the referee's
+# protocol package: installed with the referee, else from the checkout this file is in,
+# however deep (docs/writing-a-bot.md).
+del sys.path[0]
+if importlib.util.find_spec("protocol") is None:
+    for _up in pathlib.Path(__file__).resolve().parents:
+        if (_up / "protocol" / "__init__.py").is_file():
+            sys.path.insert(0, str(_up))
+            break
 
 import random  # noqa: E402
 

@@ -4,10 +4,17 @@
 Usage: always_call.py   (deterministic; answers 0 to information lines)
 """
 
+import importlib.util
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+# The referee's protocol package: installed with the referee (any interpreter that has
+# it), else from the checkout this file is in, however deep (docs/writing-a-bot.md).
+if importlib.util.find_spec("protocol") is None:
+    for _up in pathlib.Path(__file__).resolve().parents:
+        if (_up / "protocol" / "__init__.py").is_file():
+            sys.path.insert(0, str(_up))
+            break
 
 from protocol import dice_poker as wire
 

@@ -26,12 +26,19 @@ best response: the first player's best reply to q and the second's best reply to
 must both earn exactly V(B), which makes (p, q) an equilibrium.
 """
 
+import importlib.util
 import pathlib
 import random
 import sys
 from fractions import Fraction
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+# The referee's protocol package: installed with the referee (any interpreter that has
+# it), else from the checkout this file is in, however deep (docs/writing-a-bot.md).
+if importlib.util.find_spec("protocol") is None:
+    for _up in pathlib.Path(__file__).resolve().parents:
+        if (_up / "protocol" / "__init__.py").is_file():
+            sys.path.insert(0, str(_up))
+            break
 
 from protocol import dice_poker as wire
 

@@ -5,10 +5,17 @@ It never folds or raises.  Where the seed makes the big blind "call 0" it calls,
 the ``legal`` field says.  At a bot showdown it shows its best five.  Deterministic.
 """
 
+import importlib.util
 import pathlib
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+# The referee's protocol package: installed with the referee (any interpreter that has
+# it), else from the checkout this file is in, however deep (docs/writing-a-bot.md).
+if importlib.util.find_spec("protocol") is None:
+    for _up in pathlib.Path(__file__).resolve().parents:
+        if (_up / "protocol" / "__init__.py").is_file():
+            sys.path.insert(0, str(_up))
+            break
 
 from protocol import holdem as wire
 

@@ -8,11 +8,18 @@ decided by a first bid of twenty sixes.  Information lines are read and ignored.
 Usage: random_legal.py [SEED]   (default seed 0, so runs are reproducible)
 """
 
+import importlib.util
 import pathlib
 import random
 import sys
 
-sys.path.insert(0, str(pathlib.Path(__file__).resolve().parents[2]))
+# The referee's protocol package: installed with the referee (any interpreter that has
+# it), else from the checkout this file is in, however deep (docs/writing-a-bot.md).
+if importlib.util.find_spec("protocol") is None:
+    for _up in pathlib.Path(__file__).resolve().parents:
+        if (_up / "protocol" / "__init__.py").is_file():
+            sys.path.insert(0, str(_up))
+            break
 
 from protocol import liars_dice as wire
 
