@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "client.h"
 #include "common.h"
 #include "pot.h"
 
@@ -19,10 +20,11 @@ struct Table {
     int initial_chips;
     std::vector<std::string> names;
     std::vector<int> chips;
+    std::vector<int> start_chips;  // chips behind when the current hand began
     // The hand.
     int hand;  // its number, 1..27; 0 before the first
     int dealer;
-    int small_blind;
+    int small_blind;  // as posted (Query::blind())
     std::vector<int> participants;
     bool out_of_game;
     card_type hole[2];
@@ -43,8 +45,16 @@ struct Table {
 
 Table& table();
 
-// 0..8 as HANDINFO::category; -1 if the cards are not five valid, different cards.
+// 0 high card .. 8 straight flush; -1 if the cards are not five valid, different cards.
 int category_of(const hand_type& five);
+// HANDINFO::kind, as the original server counted: HAND_INVALID (0) .. HAND_ROYAL_FLUSH (10).
+int kind_of(const hand_type& five);
+
+// Builds the pots of Query::pots(): Pot's members are private, as in the original.
+struct PotAccess {
+    // A pot of `total` chips put in by `seats` (each the same share; any remainder kept).
+    static Pot make(int total, const std::vector<int>& seats);
+};
 
 }  // namespace ppca
 

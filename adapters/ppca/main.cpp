@@ -6,6 +6,9 @@
 // destructor calls destroy().  Decisions are corrected like the stock client did, and
 // every correction is reported on stderr.  README.md has the details.
 
+// The original API's headers first (also force-included with -include, README.md).
+#include "prelude.h"
+
 // Angle brackets on purpose: the -I order (not this file's directory) picks player.h,
 // so a student's edited player.h wins when its directory comes first (README.md).
 #include <player.h>
@@ -13,6 +16,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -70,33 +74,6 @@ void send(const std::string& reply) {
         if (n <= 0) die("cannot write a reply (the referee has gone)");
         p += n;
         left -= static_cast<size_t>(n);
-    }
-}
-
-// ------------------------------------------------------------------ player.h layout check
-
-struct Layout {
-    size_t size;
-    const char* header;
-};
-
-std::vector<Layout>& layouts() {
-    static std::vector<Layout> all;
-    return all;
-}
-
-void check_layouts() {
-    const std::vector<Layout>& all = layouts();
-    for (size_t i = 1; i < all.size(); ++i) {
-        if (all[i].size != all[0].size) {
-            std::fprintf(stderr,
-                         "ppca-adapter: two different player.h were compiled in: %s (sizeof(Player) %zu) "
-                         "and %s (sizeof(Player) %zu).  Put the directory of your own player.h first: "
-                         "g++ ... -I yourdir -I adapters/ppca\n",
-                         all[0].header, all[0].size, all[i].header, all[i].size);
-            std::fflush(stderr);
-            _exit(1);
-        }
     }
 }
 
@@ -197,12 +174,14 @@ struct Entry {
     int chips;
 };
 
-// The current betting round of a `history` token (after its last '/').
-std::vector<Entry> this_round(const std::string& history) {
+// Betting round `index` of a `history` token (rounds are separated by '/'); -1: the last.
+std::vector<Entry> round_of(const std::string& history, int index) {
     std::vector<Entry> out;
     if (history == "-") return out;
-    std::string::size_type slash = history.rfind('/');
-    std::string round = slash == std::string::npos ? history : history.substr(slash + 1);
+    std::vector<std::string> rounds = split(history, '/');
+    if (index < 0) index = static_cast<int>(rounds.size()) - 1;
+    if (index >= static_cast<int>(rounds.size())) return out;
+    const std::string& round = rounds[index];
     if (round.empty()) return out;
     std::vector<std::string> items = split(round, ',');
     for (size_t i = 0; i < items.size(); ++i) {
@@ -237,6 +216,7 @@ void set_game(const Fields& f, int players) {
         for (int i = 0; i < players; ++i) t.names.push_back("player" + std::to_string(i));
     }
     if (static_cast<int>(t.chips.size()) != players) t.chips.assign(players, t.initial_chips);
+    if (static_cast<int>(t.start_chips.size()) != players) t.start_chips.assign(players, t.initial_chips);
 }
 
 const int SMALL_BLINDS[] = {1, 2, 5, 10, 20, 50, 100, 200, 500};
@@ -262,8 +242,7 @@ void infer_hand(int hand) {
     t.pots.clear();
     t.bets.clear();
     t.current_bets.assign(n, 0);
-    t.status.assign(n, FOLDED);
-    for (size_t i = 0; i < t.participants.size(); ++i) t.status[t.participants[i]] = NOT_ACTIONED;
+    t.status.assign(n, NOT_ACTIONED);
     t.out_of_game = t.my_id >= 0 && t.my_id < n && t.chips[t.my_id] == 0;
     t.hand = hand;
 }
@@ -288,9 +267,10 @@ bool begin_line(int hand) {
     return true;
 }
 
+Client client;  // what the original client was: the Player's Query reads through it
+
 void start_player() {
-    check_layouts();
-    player = new Player();
+    player = new Player(client);
     std::string name = player->login_name();
     const Table& t = table();
     std::string accepted = t.my_id >= 0 && t.my_id < static_cast<int>(t.names.size()) ? t.names[t.my_id] : name;
@@ -309,9 +289,46 @@ void end_player() {
 
 // ------------------------------------------------------------------ decisions
 
-// What the stock client did before sending: CALL with nothing to call -> check, RAISE
-// below the minimum -> call, RAISE over the stack -> all-in.  Ours also: CHECK where the
-// seed's big blind must "call 0" -> call, RAISE when raising is closed -> call/check.
+// The smallest RAISE the original client (client.cpp, decide()) let through, its
+// last_raise_amount: half the small blind as posted at the start of every round, then the
+// size of each raise seen in the round (an all-in raise only when it is larger).  The
+// original server's minimum was the big blind or the round's largest raise, and it folded a
+// raise that passed the client's check but not its own.
+int client_minimum(const Fields& f) {
+    std::string history = text_field(f, "history");
+    std::vector<Entry> first = round_of(history, 0);
+    int small_blind = int_field(f, "sb", 0);
+    for (size_t i = 0; i < first.size(); ++i)
+        if (first[i].letter == 's') small_blind = first[i].chips;
+    int minimum = small_blind >> 1;
+    std::string status = text_field(f, "status");
+    int n = static_cast<int>(status.size());
+    std::vector<Entry> round = round_of(history, -1);
+    std::vector<int> last_chips(n, -1);  // each seat's last entry that put chips in
+    for (size_t k = 0; k < round.size(); ++k)
+        if (round[k].seat >= 0 && round[k].seat < n && round[k].letter != 'f' && round[k].letter != 'k')
+            last_chips[round[k].seat] = static_cast<int>(k);
+    std::vector<int> bets(n, 0);
+    for (size_t k = 0; k < round.size(); ++k) {
+        const Entry& e = round[k];
+        if (e.seat < 0 || e.seat >= n) continue;
+        if (e.letter == 's' || e.letter == 'b') bets[e.seat] += e.chips;  // not a raise
+        if (e.letter != 'c' && e.letter != 'r') continue;
+        int most = *std::max_element(bets.begin(), bets.end());
+        bets[e.seat] += e.chips;
+        if (status[e.seat] == 'A' && last_chips[e.seat] == static_cast<int>(k))
+            minimum = std::max(minimum, bets[e.seat] - most);  // went all-in with it
+        else if (bets[e.seat] > most)
+            minimum = bets[e.seat] - most;
+    }
+    return minimum;
+}
+
+// What the original client did before sending: CALL with nothing to call -> check, RAISE
+// below its own (looser) minimum -> call, RAISE over the stack -> all-in; a RAISE between
+// its minimum and the real one is sent, and the referee folds it, as the server did.  Ours
+// also: CHECK where the seed's big blind must "call 0" -> call, RAISE when raising is closed
+// -> call/check.
 std::string corrected(const decision_type& d, const Fields& f) {
     int to_call = int_field(f, "tocall", 0);
     int min_x = int_field(f, "minraise", 0);
@@ -352,16 +369,23 @@ std::string corrected(const decision_type& d, const Fields& f) {
                 report(true, "raise-not-allowed", asked + " where raising is not allowed; sent " + passive);
                 return passive;
             }
-            if (x < min_x) {
-                report(true, "raise-below-minimum",
-                       asked + " below the minimum " + std::to_string(min_x) + "; sent " + passive);
-                return passive;
-            }
             if (x > max_x) {
                 report(true, "raise-above-stack",
                        asked + " above the maximum " + std::to_string(max_x) + " (all-in); sent raise " +
                            std::to_string(max_x));
                 return "raise " + std::to_string(max_x);
+            }
+            if (x < min_x) {
+                int loose = client_minimum(f);
+                if (x <= 0 || x < loose) {
+                    report(true, "raise-below-minimum",
+                           asked + " below the minimum " + std::to_string(min_x) + "; sent " + passive);
+                    return passive;
+                }
+                report(false, "raise-below-minimum",
+                       asked + " below the minimum " + std::to_string(min_x) +
+                           "; sent as the original client did (its own check let through " + std::to_string(loose) +
+                           " or more), which the referee folds (illegal)");
             }
             return "raise " + std::to_string(x);
         }
@@ -385,6 +409,10 @@ void on_act(const Fields& f) {
     t.hand = hand;
     t.dealer = int_field(f, "dealer", -1);
     t.small_blind = int_field(f, "sb", 0);
+    // The original client's blind() was the small blind as posted: less when it was all-in.
+    std::vector<Entry> first = round_of(text_field(f, "history"), 0);
+    for (size_t i = 0; i < first.size(); ++i)
+        if (first[i].letter == 's') t.small_blind = first[i].chips;
     t.chips = stacks;
     std::vector<card_type> hole = cards_of(text_field(f, "hole"));
     t.hole[0] = hole.size() > 0 ? hole[0] : card_type('?', '?');
@@ -404,13 +432,13 @@ void on_act(const Fields& f) {
                 for (size_t k = 0; k < ids.size(); ++k)
                     if (!ids[k].empty()) seats.push_back(to_int(ids[k], -1));
             }
-            t.pots.push_back(Pot(to_int(items[i].substr(0, colon), 0), seats));
+            t.pots.push_back(ppca::PotAccess::make(to_int(items[i].substr(0, colon), 0), seats));
         }
     }
 
     t.current_bets = int_list(text_field(f, "bets"));
     t.current_bets.resize(n, 0);
-    std::vector<Entry> round = this_round(text_field(f, "history"));
+    std::vector<Entry> round = round_of(text_field(f, "history"), -1);
     t.bets.clear();
     std::vector<char> last(n, 0);  // each seat's last action this round (not blinds)
     for (size_t i = 0; i < round.size(); ++i) {
@@ -422,12 +450,14 @@ void on_act(const Fields& f) {
     std::string letters = text_field(f, "status");
     t.status.assign(n, NOT_ACTIONED);
     t.participants.clear();
+    // As in the original client: a player out of the game (X) is never marked, so stays
+    // NOT_ACTIONED; an all-in player is BET or CHECKED by its action this round.
     for (int i = 0; i < n; ++i) {
         char c = i < static_cast<int>(letters.size()) ? letters[i] : '-';
         if (c != 'X') t.participants.push_back(i);
         if (c == 'B') t.status[i] = BET;
         else if (c == 'C') t.status[i] = CHECKED;
-        else if (c == 'F' || c == 'X') t.status[i] = FOLDED;
+        else if (c == 'F') t.status[i] = FOLDED;
         else if (c == 'A') t.status[i] = last[i] == 'k' ? CHECKED : last[i] ? BET : NOT_ACTIONED;
     }
 
@@ -499,22 +529,19 @@ void on_result(const Fields& f) {
     if (shown != "-") {
         std::vector<std::string> items = split(shown, ',');
         for (size_t i = 0; i < items.size(); ++i) {
+            // SEAT:HOLE:FIVE, or SEAT:muck (an invalid showdown: the original's kind 0).
             std::vector<std::string> parts = split(items[i], ':');
-            HANDINFO h;
-            h.player = to_int(parts[0], -1);
-            h.hole_cards[0] = h.hole_cards[1] = card_type('?', '?');
-            for (size_t k = 0; k < 5; ++k) h.hand[k] = card_type('?', '?');
-            h.mucked = parts.size() < 3;
-            h.category = -1;
-            if (!h.mucked) {
+            hand_type five;
+            five.fill(card_type('?', '?'));
+            int kind = HAND_INVALID;
+            if (parts.size() >= 3) {
                 std::vector<card_type> hole = cards_of(parts[1]);
-                std::vector<card_type> five = cards_of(parts[2]);
-                for (size_t k = 0; k < 2 && k < hole.size(); ++k) h.hole_cards[k] = hole[k];
-                for (size_t k = 0; k < 5 && k < five.size(); ++k) h.hand[k] = five[k];
-                h.category = ppca::category_of(h.hand);
-                if (h.player == t.my_id && hole.size() == 2) t.hole[0] = hole[0], t.hole[1] = hole[1];
+                std::vector<card_type> shown_five = cards_of(parts[2]);
+                for (size_t k = 0; k < 5 && k < shown_five.size(); ++k) five[k] = shown_five[k];
+                kind = ppca::kind_of(five);
+                if (to_int(parts[0], -1) == t.my_id && hole.size() == 2) t.hole[0] = hole[0], t.hole[1] = hole[1];
             }
-            t.hands.push_back(h);
+            t.hands.push_back(HANDINFO(five, to_int(parts[0], -1), kind));
         }
     }
 
@@ -537,10 +564,12 @@ void on_result(const Fields& f) {
             t.won_in_pots.push_back(shares);
         }
     }
-    t.won_last = int_list(text_field(f, "won"));
-    t.won_last.resize(n, 0);
+    // The original's chips_won_in_last_game(): what each player won from the pots less what
+    // it put in, i.e. its stack after the hand less its stack before.
+    t.won_last.assign(n, 0);
+    for (int i = 0; i < n; ++i) t.won_last[i] = stacks[i] - t.start_chips[i];
     t.chips = stacks;
-    if (t.my_id >= 0 && t.my_id < n && t.chips[t.my_id] == 0) t.out_of_game = true;
+    t.start_chips = stacks;
 
     if (fresh) start_player();
     player->game_end();
@@ -554,15 +583,7 @@ void on_gameover(const Fields& f) {
 
 }  // namespace
 
-void ppca::register_player_layout(std::size_t size, const char* header) {
-    Layout l;
-    l.size = size;
-    l.header = header;
-    layouts().push_back(l);
-}
-
 int main() {
-    check_layouts();
     FILE* in = fdopen(proto_in, "r");
     if (!in) die("cannot read stdin");
     char* buffer = 0;

@@ -1,54 +1,35 @@
-// player.h — the PPCA 2014 client's Player (seed 003, §2.2).  Implement the functions
-// below in your own .cpp file.  "若额外的存储空间，可在 Player.h 中自行加入所需的成员变量":
-// add your own members in the marked place; if you do, keep your edited copy of this
-// file next to your .cpp and put that directory first: -I yourdir -I adapters/ppca
-// (README.md).
-#ifndef PPCA_PLAYER_H
-#define PPCA_PLAYER_H
+// player.h — the PPCA 2014 client's Player (zzy7896321/holdem, client/player.h), with the
+// original's members.  Implement its functions in your own .cpp.  The course let students
+// add members here; a student's own edited player.h next to their .cpp is used instead of
+// this one (README.md, "Building": its directory comes first in -I).
+#ifndef _PLAYER_H_
+#define _PLAYER_H_
 
-#include <cstddef>
 #include <string>
 
-#include "common.h"
 #include "query.h"
 
 class Player {
 public:
-    Player() {}
-    // The seed: "destroy 将在 Player 的析构函数中调用".
+    Player(const Client& client) : query(client) {}
+
     ~Player() { destroy(); }
 
-    std::string login_name();            // your AI's name; called before init()
-    void login_name(std::string name);   // the name the table knows you by
-    void init();                         // a game (tournament) starts: players are known
-    void destroy();                      // from the destructor, when the game is over
-    decision_type preflop();             // each decision of the first betting round
-    decision_type flop();                // ... of the second
-    decision_type turn();                // ... of the third
-    decision_type river();               // ... of the fourth
-    hand_type showdown();                // five of your seven cards (--bot-showdown 1)
-    void game_end();                     // after every hand ("局"), see README.md
+    void init();
+    void destroy();
 
-    Query query;
+    std::string login_name();           // the name to log in with
+    void login_name(std::string name);  // the name the table knows you by
+
+    decision_type preflop();
+    decision_type flop();
+    decision_type turn();
+    decision_type river();
+    hand_type showdown();
+    void game_end();
 
 private:
-    Player(const Player&) = delete;  // one Player per game; never copied
-    Player& operator=(const Player&) = delete;
-
-    // ---- your own members go here ----
+    Query query;
 };
 
-// Each file that includes this header reports sizeof(Player), so the adapter stops
-// with a clear message instead of corrupting memory when the student's .cpp and the
-// adapter were compiled against different copies of player.h (README.md).
-namespace ppca {
-void register_player_layout(std::size_t size, const char* header);
-}
-namespace {
-struct PpcaPlayerLayoutCheck {
-    PpcaPlayerLayoutCheck() { ppca::register_player_layout(sizeof(Player), __FILE__); }
-};
-PpcaPlayerLayoutCheck ppca_player_layout_check;
-}  // namespace
-
-#endif
+#endif  // _PLAYER_H_

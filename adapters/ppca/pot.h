@@ -1,29 +1,56 @@
-// pot.h — one pot of the PPCA 2014 client's Query::pots() (seed 003: "一轮下注可能产生多个
-// 彩池，不同轮贡献者相同的彩池不合并，详见 pot.h").  The seed does not show this header:
-// the class below is a guess (README.md).
+// pot.h — holdem::Pot of the PPCA 2014 client (zzy7896321/holdem, client/pot.h): the same
+// members, re-written for the referee's adapter.  A pot is one contribution level: every
+// contributor put `chips` into it, so amount() == chips × number of contributors.
+//
+// Query::pots() fills it from the `pots` field of the referee's `act` line.  Under
+// `--rules ppca` that field lists every contributor of each level, folded ones included, as
+// the original server did (docs/protocols/holdem.md).  Under the default rules it lists the
+// seats that may still win the pot; amount() then still gives the pot's total.
+#pragma once
 #ifndef PPCA_POT_H
 #define PPCA_POT_H
 
 #include <algorithm>
 #include <vector>
 
+namespace ppca {
+struct PotAccess;
+}
+
+namespace holdem {
+
 class Pot {
 public:
-    Pot() : chips_(0) {}
-    Pot(int chips, const std::vector<int>& contributors) : chips_(chips), contributors_(contributors) {}
+    Pot(int chips) : m(), chips(chips), rest(0) {}
+
+    // Adds a contributor (ids in ascending order, as the server sent them).
+    void add(int player) { m.push_back(player); }
 
     // Chips in this pot.
-    int chips() const { return chips_; }
-    // Ids of the players who may win it (still in the hand, put in up to this level).
-    const std::vector<int>& contributors() const { return contributors_; }
-    int number_of_contributors() const { return static_cast<int>(contributors_.size()); }
-    bool is_contributor(int player) const {
-        return std::find(contributors_.begin(), contributors_.end(), player) != contributors_.end();
+    int amount() const { return chips * static_cast<int>(m.size()) + rest; }
+
+    // Sets the chips each contributor put in; returns them.
+    int set_chips(int c) { return chips = c; }
+
+    // Ids of the players who put chips into this pot.
+    const std::vector<int>& contributors() const { return m; }
+
+    // Adds `pot` to this one when both have the same contributors; false (and no change)
+    // otherwise.
+    bool merge(const Pot& pot) {
+        if (pot.m != m) return false;
+        chips += pot.chips;
+        rest += pot.rest;
+        return true;
     }
 
 private:
-    int chips_;
-    std::vector<int> contributors_;
+    friend struct ppca::PotAccess;
+    std::vector<int> m;
+    int chips;
+    int rest;  // a total that does not divide evenly among the listed seats (default rules)
 };
 
-#endif
+}  // namespace holdem
+
+#endif  // PPCA_POT_H

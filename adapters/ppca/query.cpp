@@ -1,6 +1,7 @@
 // query.cpp — Query's functions: each reads the table that main.cpp keeps from the
 // referee's lines.  Ids out of range give harmless defaults instead of undefined behaviour.
-#include "query.h"
+// Also HAND_STRING (the original's common.cpp) and the hand kinds.
+#include "prelude.h"
 
 #include <algorithm>
 
@@ -14,6 +15,7 @@ void Table::reset() {
     initial_chips = 1000;
     names.clear();
     chips.clear();
+    start_chips.clear();
     hand = 0;
     dealer = -1;
     small_blind = 0;
@@ -78,7 +80,31 @@ int category_of(const hand_type& five) {
     return 0;
 }
 
+int kind_of(const hand_type& five) {
+    int category = category_of(five);
+    if (category < 0) return HAND_INVALID;
+    if (category == 8) {  // a straight flush up to the ace is a royal flush
+        bool ace = false, king = false;
+        for (int i = 0; i < 5; ++i) ace = ace || five[i].first == 'A', king = king || five[i].first == 'K';
+        if (ace && king) return HAND_ROYAL_FLUSH;
+    }
+    return HAND_HIGH_CARD + category;
+}
+
+Pot PotAccess::make(int total, const std::vector<int>& seats) {
+    int n = static_cast<int>(seats.size());
+    Pot pot(n > 0 ? total / n : 0);
+    for (int i = 0; i < n; ++i) pot.add(seats[i]);
+    pot.rest = total - pot.amount();
+    return pot;
+}
+
 }  // namespace ppca
+
+const char* HAND_STRING[11] = {
+    "invalid", "high card", "one pair", "two pair", "three of a kind", "straight",
+    "flush", "full house", "four of a kind", "straight flush", "royal flush",
+};
 
 using ppca::table;
 
@@ -91,6 +117,7 @@ const std::string& Query::name_of(int player) const {
     const std::vector<std::string>& names = table().names;
     return player >= 0 && player < static_cast<int>(names.size()) ? names[player] : none;
 }
+int Query::number_of_players() const { return table().players; }
 int Query::number_of_player() const { return table().players; }
 int Query::my_id() const { return table().my_id; }
 int Query::initial_chips() const { return table().initial_chips; }
@@ -107,13 +134,18 @@ int Query::blind() const { return table().small_blind; }
 const card_type* Query::hole_cards() const { return table().hole; }
 const std::vector<card_type>& Query::community_cards() const { return table().board; }
 const std::vector<Pot>& Query::pots() const { return table().pots; }
+const Pot& Query::pot(int pot_id) const {
+    static const Pot none(0);
+    const std::vector<Pot>& all = table().pots;
+    return pot_id >= 0 && pot_id < static_cast<int>(all.size()) ? all[pot_id] : none;
+}
 
 const std::vector<std::pair<int, int> >& Query::bets() const { return table().bets; }
 const std::vector<PLAYER_STATUS>& Query::player_statue() const { return table().status; }
 const std::vector<PLAYER_STATUS>& Query::player_status() const { return table().status; }
 PLAYER_STATUS Query::player_status(int player) const {
     const std::vector<PLAYER_STATUS>& s = table().status;
-    return player >= 0 && player < static_cast<int>(s.size()) ? s[player] : FOLDED;
+    return player >= 0 && player < static_cast<int>(s.size()) ? s[player] : NOT_ACTIONED;
 }
 const std::vector<int>& Query::current_bets() const { return table().current_bets; }
 int Query::current_bets(int player) const {

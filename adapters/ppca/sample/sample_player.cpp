@@ -1,8 +1,7 @@
 // sample_player.cpp — a sample student AI written for the PPCA 2014 client API (seed 003,
-// §2.2): only player.h's functions and the query member.  A simple, tight strategy:
-// raise strong hands, call cheap bets with fair ones, fold the rest.  It lives in its own
-// directory so that the students' one-line build (adapters/ppca/*.cpp) does not pick it up:
-//   g++ -O2 -std=c++11 adapters/ppca/sample/sample_player.cpp adapters/ppca/*.cpp -I adapters/ppca -o bot
+// §2.2; zzy7896321/holdem client/*.h): only player.h's functions and the query member.  A simple, tight strategy:
+// raise strong hands, call cheap bets with fair ones, fold the rest.  It lives in a
+// directory of its own.  Build: adapters/ppca/build.sh -o bot adapters/ppca/sample/sample_player.cpp
 #include "player.h"
 
 #include <algorithm>
@@ -12,14 +11,14 @@
 
 namespace {
 
-int rank_of(char r) { return static_cast<int>(std::string("23456789TJQKA").find(r)) + 2; }  // 2..14
+int rank_value(char r) { return static_cast<int>(std::string("23456789TJQKA").find(r)) + 2; }  // 2..14
 
 // A comparable value of five cards: category first, then the ranks that break ties.
 long value5(const card_type* c) {
     int count[15] = {0};
     bool flush = true;
     for (int i = 0; i < 5; ++i) {
-        ++count[rank_of(c[i].first)];
+        ++count[rank_value(c[i].first)];
         if (c[i].second != c[0].second) flush = false;
     }
     std::vector<int> order;  // ranks by (count, rank), best first
@@ -88,7 +87,7 @@ void Player::login_name(std::string name) { std::cerr << "sample: playing as " <
 
 void Player::init() {
     hands_played = hands_won = 0;
-    std::cerr << "sample: " << query.number_of_player() << " players, " << query.initial_chips() << " chips each\n";
+    std::cerr << "sample: " << query.number_of_players() << " players, " << query.initial_chips() << " chips each\n";
 }
 
 void Player::destroy() {
@@ -102,7 +101,7 @@ static decision_type decide(const Query& q, int strength) {
     int highest = *std::max_element(bets.begin(), bets.end());
     int to_call = std::min(highest - q.current_bets(me), q.chips(me));
     int pot = 0;
-    for (size_t i = 0; i < q.pots().size(); ++i) pot += q.pots()[i].chips();
+    for (size_t i = 0; i < q.pots().size(); ++i) pot += q.pots()[i].amount();
     for (size_t i = 0; i < bets.size(); ++i) pot += bets[i];
     bool preflop = q.community_cards().empty();
     // Nothing to call: check, except the seed's big blind, who "calls 0" preflop.
@@ -140,7 +139,7 @@ static decision_type decide(const Query& q, int strength) {
 
 decision_type Player::preflop() {
     const card_type* h = query.hole_cards();
-    int a = rank_of(h[0].first), b = rank_of(h[1].first);
+    int a = rank_value(h[0].first), b = rank_value(h[1].first);
     int strength = 0;
     if (a == b || std::min(a, b) >= 11) strength = 2;                              // pairs, two faces
     else if (std::max(a, b) == 14 || std::min(a, b) >= 10 || h[0].second == h[1].second) strength = 1;
