@@ -72,9 +72,9 @@ hand_type Player::showdown() {
 void Player::game_end() { std::printf("noise-game-end\n"); }
 """
 
-# Decides what the stock client had to correct: CHECK as the big blind's free option
-# (must be call 0), RAISE 0 preflop (below even the client's own minimum), CALL on the flop
-# (nothing to call once checked to), RAISE 10^9 on the river (over the stack).
+# Decides what the stock client had to correct: RAISE 0 preflop (below even the client's
+# own minimum), CALL on the flop (nothing to call once checked to), RAISE 10^9 on the river
+# (over the stack).  Its free option preflop is CALL (a CHECK would be sent, and folded).
 CORRECTED = r"""
 #include "player.h"
 #include <algorithm>
@@ -86,7 +86,7 @@ decision_type Player::preflop() {
     int me = query.my_id();
     int most = 0;
     for (size_t i = 0; i < query.current_bets().size(); ++i) most = std::max(most, query.current_bets()[i]);
-    return most == query.current_bets(me) ? make_decision(CHECK) : make_decision(RAISE, 0);
+    return most == query.current_bets(me) ? make_decision(CALL) : make_decision(RAISE, 0);
 }
 decision_type Player::flop() { return make_decision(CALL); }
 decision_type Player::turn() { return make_decision(CALL); }
@@ -386,7 +386,7 @@ def test_corrections_are_made_and_reported(bots, tmp_path) -> None:
     log = replayed["corrected"]
     found = re.findall(r"^referee-note: ppca\.correction\.(\S+) game (\d+) hand (\d+): (.*)$", log, re.M)
     kinds = {kind for kind, *_ in found}
-    assert {"check-to-call-0", "raise-below-minimum", "call-to-check", "raise-above-stack"} <= kinds, log
+    assert {"raise-below-minimum", "call-to-check", "raise-above-stack"} <= kinds, log
     assert any(k == "raise-below-minimum" and "RAISE 0 below the minimum" in what for k, _, _, what in found)
     assert any(k == "raise-above-stack" and re.search(r"sent raise \d+$", what) for k, _, _, what in found)
     # Each game's summary counts every correction of the game, each one a note line.
@@ -493,9 +493,10 @@ def test_a_game_that_starts_with_a_result(bots) -> None:
     ]
     out, err, status = pipe(bots["probe"], lines, script="R4,K,R10,F,K")
     assert status == 0
-    # The last CHECK is the big blind's free option: the seed's rule makes it call 0.
-    assert out == ["raise 4", "check", "raise 10", "fold", "call"]
-    assert "referee-note: ppca.correction.check-to-call-0 game 2 hand 3: preflop:" in err
+    # The last CHECK is the big blind's free option: sent as check, as the original client
+    # sent it (the original server folded it; the referee judges it).
+    assert out == ["raise 4", "check", "raise 10", "fold", "check"]
+    assert "referee-note: ppca.warning.check-preflop game 2 hand 3: preflop:" in err
     events = [e for e, _ in probes(err)]
     assert events == [
         "init",

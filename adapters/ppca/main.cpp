@@ -326,9 +326,9 @@ int client_minimum(const Fields& f) {
 
 // What the original client did before sending: CALL with nothing to call -> check, RAISE
 // below its own (looser) minimum -> call, RAISE over the stack -> all-in; a RAISE between
-// its minimum and the real one is sent, and the referee folds it, as the server did.  Ours
-// also: CHECK where the seed's big blind must "call 0" -> call, RAISE when raising is closed
-// -> call/check.
+// its minimum and the real one is sent, and the referee folds it, as the server did; CHECK
+// is always sent as check, as the client did.  Ours also: RAISE when raising is closed ->
+// call/check.
 std::string corrected(const decision_type& d, const Fields& f) {
     int to_call = int_field(f, "tocall", 0);
     int min_x = int_field(f, "minraise", 0);
@@ -347,16 +347,17 @@ std::string corrected(const decision_type& d, const Fields& f) {
             return "fold";
         case CHECK:
             if (can_check) return "check";
-            if (can_call && to_call == 0) {
-                report(true, "check-to-call-0",
-                       round + ": CHECK where the big blind must call 0 (the seed's rule); sent call");
-                return "call";
-            }
-            // Not corrected, as the stock client did not: the referee judges it
-            // illegal and folds, as the original server did.
-            report(false, "check-facing-bet",
-                   round + ": CHECK facing " + std::to_string(to_call) +
-                       " to call; sent check, which the referee folds (illegal)");
+            // Not corrected, as the stock client did not (it always sent "check"): the
+            // referee judges it and, under --rules ppca, folds it, as the original server
+            // folded every check before the flop and every check facing a bet.
+            if (to_call == 0)
+                report(false, "check-preflop",
+                       round + ": CHECK before the flop; sent check, which the referee folds under --rules ppca "
+                               "(the original server folded every preflop check; the free option is CALL)");
+            else
+                report(false, "check-facing-bet",
+                       round + ": CHECK facing " + std::to_string(to_call) +
+                           " to call; sent check, which the referee folds (illegal)");
             return "check";
         case CALL:
             if (can_call) return "call";
