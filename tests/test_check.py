@@ -236,7 +236,7 @@ def test_check_says_the_build_was_not_run_when_its_program_is_missing(tmp_path):
 def test_check_build_runs_the_manifests_build_as_match_does(tmp_path):
     folder = _built_bot(tmp_path)
     # No sandbox: the bot's script runs a test bot from the source tree.
-    code, out, err, data = referee_check(
+    code, out, err, _ = referee_check(
         str(folder), "yahtzee", tmp_path, *SHORT, "--games", "2", "--build", "--sandbox", "none"
     )
     assert code == 0, out + err

@@ -55,6 +55,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import msgspec
+import psutil
 import trio
 
 from referee import games
@@ -92,6 +93,19 @@ SLOW_START_NOTICE_S = 5.0
 LEFTOVER_MAX = 1 << 16
 STDERR_TAIL_LINES = 5
 
+#: Issue 28, a late answer (or a late exit on EOF) the grading machine caused, not the
+#: bot: while it was waited for, the bot used less than CPU_SHARE of the limit in CPU,
+#: and it spent at least WAIT_SHARE of the wait runnable but without a CPU (the
+#: kernel's run delay, /proc/PID/schedstat) — or the referee REFEREE_WAIT_SHARE.  A bot
+#: that computes past its limit uses the CPU it waits for; a hung bot sleeps (no run
+#: delay, however busy the machine).  From benchmarks/overload_thresholds.py: a
+#: computing process beside 0–6 busy loops on its core waits 0.64–0.94 of the time, a
+#: sleeping one 0.00; a process that wakes every 10 ms (as the referee) 0.20–0.26 on a
+#: machine at load 5 on 2 cores — hence the referee's higher bar (docs/grading.md).
+OVERLOAD_CPU_SHARE = 0.5
+OVERLOAD_WAIT_SHARE = 0.25
+OVERLOAD_REFEREE_WAIT_SHARE = 0.5
+
 ITEMS = (
     ("startup", "startup"),
     ("answers", "answers"),
@@ -126,6 +140,74 @@ class Eof:
     seconds: float
     status: str | None
     clean: bool
+
+
+def schedstat(pids: Sequence[int] | None = None) -> tuple[int, int]:
+    """CPU and run delay (ns) of every thread of ``pids`` (None: this process) so far,
+    from /proc/PID/task/TID/schedstat; (0, 0) for what cannot be read."""
+    cpu = wait = 0
+    for pid in ("self",) if pids is None else pids:
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:
+            continue
+        for tid in tasks:
+            try:
+                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
+                    on_cpu, delay, _ = fh.read().split(maxsplit=2)
+                cpu += int(on_cpu)
+                wait += int(delay)
+            except (OSError, ValueError):
+                continue
+    return cpu, wait
+
+
+@dataclass
+class Overload:
+    """What a timed wait for the bot showed of the machine (all in seconds)."""
+
+    what: str  #: "decision", "first answer", "exit on EOF"
+    wall: float
+    limit: float
+    cpu: float  #: the bot's CPU meanwhile
+    bot_wait: float  #: how long the bot was runnable without a CPU
+    referee_wait: float  #: how long the referee was
+
+    @property
+    def machine_caused(self) -> bool:
+        starved = (
+            self.bot_wait >= OVERLOAD_WAIT_SHARE * self.wall
+            or self.referee_wait >= OVERLOAD_REFEREE_WAIT_SHARE * self.wall
+        )
+        return self.cpu < OVERLOAD_CPU_SHARE * self.limit and starved
+
+    def describe(self) -> str:
+        return (
+            f"{self.what}: it used {_duration(self.cpu)} of CPU in {_duration(self.wall)} (limit "
+            f"{_duration(self.limit)}) and waited {_duration(self.bot_wait)} for a CPU; the referee waited "
+            f"{_duration(self.referee_wait)}"
+        )
+
+
+class _Watch:
+    """A snapshot of the bot's and the referee's CPU and run delay, to measure a wait."""
+
+    def __init__(self, pids: list[int]) -> None:
+        self.pids = pids
+        self.began = time.monotonic()
+        self.bot = schedstat(pids)
+        self.referee = schedstat()
+
+    def end(self, what: str, limit: float) -> Overload:
+        bot, referee = schedstat(self.pids), schedstat()
+        return Overload(
+            what=what,
+            wall=time.monotonic() - self.began,
+            limit=limit,
+            cpu=max(0, bot[0] - self.bot[0]) / 1e9,
+            bot_wait=max(0, bot[1] - self.bot[1]) / 1e9,
+            referee_wait=max(0, referee[1] - self.referee[1]) / 1e9,
+        )
 
 
 def _bytes_waiting(fd: int) -> int:
@@ -186,6 +268,8 @@ class CheckProcess(BotProcess):
         self.answers = 0
         self.strays: list[Stray] = []
         self.eof: Eof | None = None
+        #: Every late wait (decision, first answer, exit on EOF) and what it showed of the machine.
+        self.overloads: list[Overload] = []
         self._last: tuple[bytes, bytes] | None = None
         #: A request is out and neither answered nor judged: the check was stopped in it.
         self._pending = False
@@ -223,12 +307,16 @@ class CheckProcess(BotProcess):
         self._look_for_stray_output()
         self.requests += 1
         first = self.first_answer_s is None
+        watch = _Watch(self._pids())
         began = time.monotonic_ns()
         self._pending = True
         try:
             reply = await super().request(line)
         except BotFault as fault:  # it goes on to the match, which judges it
             self._pending = False
+            if fault.verdict in (Verdict.TIMEOUT, Verdict.CPU, Verdict.STARTUP):
+                limit = self.limits.startup_s if first else self.limits.decision_s
+                self.overloads.append(watch.end("first answer" if first else "decision", limit))
             if not first and fault.verdict in (Verdict.TIMEOUT, Verdict.CPU):
                 # No answer within the limit: its wait is a lower bound of its latency.
                 self.late_ns.append(time.monotonic_ns() - began)
@@ -248,6 +336,15 @@ class CheckProcess(BotProcess):
             self._sampled_at = now
             self.sample()
         return reply
+
+    def _pids(self) -> list[int]:
+        """The bot's processes (its supervisor's too: it sleeps)."""
+        if not self.alive or self.pid < 0:
+            return []
+        try:
+            return [self.pid, *(p.pid for p in psutil.Process(self.pid).children(recursive=True))]
+        except psutil.Error:
+            return [self.pid]
 
     def _answered_first(self) -> None:
         self.first_answer_s = trio.current_time() - (self.spawned_at or 0.0)
@@ -275,9 +372,19 @@ class CheckProcess(BotProcess):
 
     async def _watch_exit_on_eof(self) -> None:
         """Close the bot's input and give it the exit allowance to exit by itself."""
+        watch = _Watch(self._pids())
         self._close_fd("_wfd")
         began = trio.current_time()
-        await self._wait_exit(eof_grace_s(self.limits))
+        grace = eof_grace_s(self.limits)
+        await self._wait_exit(grace)
+        if self.exit_status is None:
+            overload = watch.end("exit on EOF", grace)
+            self.overloads.append(overload)
+            if overload.machine_caused:
+                # Starved, not stuck (issue 28): the exit allowance it would have on a quiet
+                # machine, as CPU it could not get — wait up to the match's exit limit.
+                await self._wait_exit(max(0.0, self.limits.exit_s - grace))
+                overload.wall = trio.current_time() - began
         seconds = trio.current_time() - began
         status = self.exit_status
         self.eof = Eof(
@@ -459,6 +566,8 @@ class CheckRun:
     signal: int | None = None
     cannot_start: str | None = None
     elapsed: float = 0.0
+    #: Seconds the referee was runnable without a CPU over the check (its scheduling delay).
+    referee_wait: float = 0.0
 
     @property
     def processes(self) -> list[CheckProcess]:
@@ -494,6 +603,7 @@ def play(
     run.recorder = recorder
     process_class = recorder.process_class()
     started = time.perf_counter()
+    waited = schedstat()[1]
     for phase in plan_phases(game, random_games):
         if signals:
             run.signal = signals[0]
@@ -528,6 +638,7 @@ def play(
     if run.signal is not None:
         run.stopped = interrupts.describe(run.signal)
     run.elapsed = time.perf_counter() - started
+    run.referee_wait = max(0, schedstat()[1] - waited) / 1e9
     return run
 
 
@@ -845,6 +956,20 @@ def judge(run: CheckRun) -> list[Item]:
         coverage = item("coverage", f"all {len(wanted)} kinds of line posed")
         coverage.notes.append(", ".join(f"{kind} ×{posed[kind]}" for kind in wanted))
 
+    # Issue 28: late waits the machine caused, said where they count.
+    overloads = {"startup": [], "time": [], "eof": []}
+    for process in processes:
+        for overload in process.overloads:
+            key = {"first answer": "startup", "decision": "time"}.get(overload.what, "eof")
+            overloads[key].append(overload)
+    for key, found in overloads.items():
+        caused = [o for o in found if o.machine_caused]
+        if caused and items[key].status != "skip":
+            excused = " (given its exit limit: it was starved, not stuck)" if key == "eof" else ""
+            items[key].notes.append(
+                f"the grading machine was overloaded{excused}: " + "; ".join(o.describe() for o in caused[:3])
+            )
+
     # A crash's own words, where the verdict does not already quote them.
     tail = _stderr_of(run)
     crashed = bool(bad) and bad[0].verdict is Verdict.CRASH
@@ -903,6 +1028,14 @@ def render(run: CheckRun, items: list[Item], color: bool) -> str:
     return "\n".join(out)
 
 
+def machine_caused(run: CheckRun, items: list[Item]) -> list[str]:
+    """The failing items (startup, decision time, exit on EOF) with a late wait the
+    machine caused (:attr:`Overload.machine_caused`): what a replay may pass."""
+    keys = {"first answer": "startup", "decision": "time", "exit on EOF": "eof"}
+    caused = {keys[o.what] for p in run.processes for o in p.overloads if o.machine_caused}
+    return [item.key for item in items if item.status == "fail" and item.key in caused]
+
+
 def report(run: CheckRun, items: list[Item], code: int) -> dict[str, Any]:
     """The checklist for ``--json``."""
     return {
@@ -931,6 +1064,9 @@ def report(run: CheckRun, items: list[Item], code: int) -> dict[str, Any]:
             for item in items
         ],
         "coverage": dict(run.recorder.kinds) if run.recorder else {},
+        # Issue 28: the failing timing items that the machine caused (a replay may pass).
+        "machine_caused": machine_caused(run, items),
+        "referee_wait_share": round(run.referee_wait / run.elapsed, 4) if run.elapsed else 0.0,
         "opponent_faults": [
             {"verdict": f.verdict.value, "detail": f.detail, "at": f.where} for f in run.opponent_faults
         ],

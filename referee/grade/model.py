@@ -84,6 +84,9 @@ class CheckStep(Step, kw_only=True, omit_defaults=True):
     seed: int = 0
     #: The command that reproduces this check, with ``BOT`` for the student's bot.
     command: str = ""
+    #: Issue 28: earlier runs of this check set aside because the grading machine caused
+    #: their timing faults (a late answer or exit while the bot was starved of CPU), why.
+    replayed: list[str] = []
 
 
 class Forfeit(msgspec.Struct, kw_only=True, omit_defaults=True):

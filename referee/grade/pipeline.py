@@ -71,7 +71,7 @@ _STEP_TYPES = {
 MANIFEST = "manifest.json"
 #: Outcomes that are the grading machine's fault, not the student's: reported loudly,
 #: and run again by --resume.
-GRADER_FAULTS = ("grader-error", "build-error")
+GRADER_FAULTS = ("grader-error", "build-error", steps.OVERLOADED)
 
 
 class GradeError(Exception):
@@ -439,6 +439,22 @@ class Grading:
         }
         students = list(results.values())
         scheme.apply(students, self.config.points, enabled)
+        notes = list(self.notes)
+        replayed = [s for s in students if s.check is not None and s.check.replayed]
+        if replayed:
+            runs = sum(len(s.check.replayed) for s in replayed)
+            notes.append(
+                f"replayed {runs} check run(s) of {len(replayed)} student(s): the grading machine was overloaded "
+                f"({', '.join(s.student for s in replayed[:10])})"
+            )
+        overloaded = [
+            s.student for s in students if s.check is not None and s.check.outcome == steps.OVERLOADED
+        ]
+        if overloaded:
+            notes.append(
+                f"{len(overloaded)} check(s) not graded, the machine overloaded in every replay: "
+                f"{', '.join(overloaded[:10])}; referee grade --resume OUT on a quieter machine grades them"
+            )
         return ClassResult(
             game=self.game,
             referee_version=__version__,
@@ -450,7 +466,7 @@ class Grading:
             students=students,
             standings=self.standings,
             format=self.config.compete.format,
-            notes=self.notes,
+            notes=notes,
             feedback=self.config.feedback,
             seconds=round(seconds, 1),
         )
