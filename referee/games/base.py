@@ -220,6 +220,64 @@ class GameState(abc.ABC):
         """
         return []
 
+    # ------------------------------------------------------------------ enumeration
+    #
+    # Not on the match path: the referee never calls these while it plays.  They serve
+    # the generic random player (:mod:`referee.games.random_play`), the conformance tests
+    # (tests/test_game_conformance.py) and the PettingZoo environments (:mod:`referee.envs`),
+    # which wrap the rules above, never a copy of them.  Every game implements all five.
+    #
+    # Actions are *indexed*: each game numbers every action it can ever accept, in any
+    # position and for any seat, ``0 .. action_count() - 1`` (an environment's
+    # ``Discrete(action_count())`` with an action mask).  The numbering is the game's,
+    # documented in its module; it depends on the game's options and seat count only.
+
+    def legal_actions(self, seat: int) -> list[Any]:
+        """Every action that :meth:`illegal` accepts from ``seat`` now, as :meth:`decode`
+        returns them, in increasing :meth:`action_index`; empty when ``seat`` is not in
+        ``to_act()``.
+
+        The list is *complete*: an action (a decoded reply) is legal exactly when its
+        index is among the list's.  Every game's set is finite: a reply that may be any
+        integer (a card, a raise) is legal for finitely many values, all listed (a
+        Hold'em raise lists every amount from the minimum to all-in).  Where two replies
+        decode to equivalent moves with one index (a Hold'em showdown's five cards in
+        another order), the list holds one of them.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not enumerate its actions")
+
+    def encode(self, seat: int, action: Any) -> bytes:
+        """The reply line (ending in ``b"\\n"``) a bot sends for ``action``, so that
+        ``decode(seat, encode(seat, action)[:-1]) == action``."""
+        raise NotImplementedError(f"{type(self).__name__} does not encode replies")
+
+    def action_count(self) -> int:
+        """How many indexed actions the game has: the same for every state of a game
+        with the same options and seat count."""
+        raise NotImplementedError(f"{type(self).__name__} does not index its actions")
+
+    def action_index(self, seat: int, action: Any) -> int:
+        """The index of ``action`` (a decoded reply of ``seat``) in ``range(action_count())``.
+
+        Defined for every legal action; for another action it may raise :class:`ValueError`
+        (an integer reply far outside the game's range has no index)."""
+        raise NotImplementedError(f"{type(self).__name__} does not index its actions")
+
+    def observation_bounds(self) -> tuple[list[float], list[float]]:
+        """The lowest and highest value of each number of :meth:`observation`: two lists
+        of one fixed length (the same for every state of the game), every low <= 0 <=
+        high, so that all zeros (nothing seen yet) is within them."""
+        raise NotImplementedError(f"{type(self).__name__} does not encode observations")
+
+    def observation(self, line: bytes) -> list[float]:
+        """A request line of this game (as :meth:`request` gives it to a seat) as a
+        fixed-length list of numbers within :meth:`observation_bounds`.
+
+        Made from the line alone, through the game's wire parser, so that it holds
+        exactly what a bot in that seat is told by the request, nothing hidden.
+        """
+        raise NotImplementedError(f"{type(self).__name__} does not encode observations")
+
 
 class Game(abc.ABC):
     """A game's definition: its name, seats, seed limits and how to start a game.

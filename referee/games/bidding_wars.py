@@ -268,6 +268,43 @@ class BiddingWarsState(GameState):
             "forfeited_by": [seat for seat in _BOTH if self._faulted[seat]],
         }
 
+    # -- enumeration (random players, tests, referee.envs; never on the match path) --
+    #
+    # The card c is index c - 1: ``action_count()`` is n.  Both seats choose in the same
+    # step; :meth:`legal_actions` is judged against the state before it, as ``illegal``.
+
+    def legal_actions(self, seat: int) -> list[int]:
+        """The cards in ``seat``'s hand, ascending, while it has a bid to make."""
+        return list(self.hand(seat)) if seat in self._acting else []
+
+    def encode(self, seat: int, action: int) -> bytes:
+        return wire.encode_bid(action)
+
+    def action_count(self) -> int:
+        return self._n
+
+    def action_index(self, seat: int, action: int) -> int:
+        if not 1 <= action <= self._n:
+            raise ValueError(f"card {action} has no index in a game of cards 1..{self._n}")
+        return action - 1
+
+    def observation_bounds(self) -> tuple[list[float], list[float]]:
+        """From the request ``bid PRIZE MINE THEIRS N hand ... theirs ... prizes ...``:
+        the prize, both scores, then one 0/1 per card 1..n for each of the three lists
+        (the own hand, the opponent's hand, the prizes still face down)."""
+        n = self._n
+        most = float(n * (n + 1) // 2)
+        return [0.0] * (3 + 3 * n), [float(n), most, most, *[1.0] * (3 * n)]
+
+    def observation(self, line: bytes) -> list[float]:
+        request = wire.parse_request(line)
+        n = self._n
+        flags = [0.0] * (3 * n)
+        for offset, cards in enumerate((request.hand, request.theirs, request.prizes)):
+            for card in cards:
+                flags[offset * n + card - 1] = 1.0
+        return [float(request.prize), float(request.my_score), float(request.their_score), *flags]
+
     # -- inspection (tests, replays, logs) --
 
     @property

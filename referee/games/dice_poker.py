@@ -264,6 +264,31 @@ class DicePokerState(GameState):
             facts["penalty"] = list(self._penalty)
         return facts
 
+    # -- enumeration (random players, tests, referee.envs; never on the match path) --
+
+    def legal_actions(self, seat: int) -> list[int]:
+        """Index 0 folds, index 1 raises (first player) or calls (second player): the two
+        decoded replies, :data:`~protocol.dice_poker.FOLD` and ``RAISE``."""
+        return [wire.FOLD, wire.RAISE] if seat == self._phase else []
+
+    def encode(self, seat: int, action: int) -> bytes:
+        return wire.encode_reply(action)
+
+    def action_count(self) -> int:
+        return 2
+
+    def action_index(self, seat: int, action: int) -> int:
+        return 1 if action else 0
+
+    def observation_bounds(self) -> tuple[list[float], list[float]]:
+        """``[B, state, own die]`` of the request ``op b state d`` (``op`` is left out:
+        the opponent's id is not a fact of the deal)."""
+        return [0.0, 0.0, 0.0], [float(wire.BET_MAX), 1.0, 6.0]
+
+    def observation(self, line: bytes) -> list[float]:
+        message = wire.parse_message(line)
+        return [float(message.b), float(message.state), float(message.d)]
+
     # -- inspection (tests, replays) --
 
     @property

@@ -942,6 +942,102 @@ class HoldemState(GameState):
         self._events = []
         return events
 
+    # ================================================================== enumeration
+    #
+    # Not on the match path (random players, tests, referee.envs).  With T the chips at
+    # the table (sum of the starting stacks): index 0 folds, 1 checks, 2 calls, 3 + X
+    # raises X (X in 0..T; only min..max raise is ever legal), and with the bot showdown
+    # 4 + T + k shows the k-th five of the seat's seven cards (hole then board, in
+    # ``itertools.combinations(range(7), 5)`` order).  ``action_count()`` is 4 + T, plus
+    # 21 with the bot showdown: 2004 heads-up, 9004 at the seed's table of 9.
+
+    def legal_actions(self, seat: int) -> list[Any]:
+        """Fold; check or call where allowed (both, under the ppca rules' free call
+        after the flop); then every raise amount from the minimum to all-in.  At the bot
+        showdown, the 21 choices of five of the seat's seven cards."""
+        if self.phase == OVER or seat != self.actor:
+            return []
+        if self.phase == SHOWING:
+            hole = self.hole[seat]
+            assert hole is not None
+            cards = (*hole, *self.board)
+            return [tuple(cards[i] for i in five) for five in _FIVES]
+        actions: list[Any] = [FOLD]
+        if not self.to_call and not self.free_call:
+            actions.append(CHECK)
+        if self.to_call or self.free_call or self.ppca:
+            actions.append(CALL)
+        if self.raise_reason is None:
+            actions.extend(range(self.min_x, self.max_x + 1))
+        return actions
+
+    def encode(self, seat: int, action: Any) -> bytes:
+        return wire.encode_show(action) if isinstance(action, tuple) else wire.encode_action(action)
+
+    def action_count(self) -> int:
+        return 4 + sum(self.start_chips) + (len(_FIVES) if self.bot_showdown else 0)
+
+    def action_index(self, seat: int, action: Any) -> int:
+        table = sum(self.start_chips)
+        if isinstance(action, tuple):
+            hole = self.hole[seat]
+            if not self.bot_showdown or hole is None:
+                raise ValueError("no showdown choice has an index here")
+            cards = (*hole, *self.board)
+            try:
+                return 4 + table + _FIVES.index(tuple(sorted(cards.index(c) for c in action)))
+            except ValueError:
+                raise ValueError(f"not five of the seat's seven cards: {action}") from None
+        if action < 0:
+            return (FOLD, CHECK, CALL).index(action)
+        if action > table:
+            raise ValueError(f"raise {action} has no index: the table has {table} chips")
+        return 3 + action
+
+    _STATUS = "-BCFAX"
+
+    def observation_bounds(self) -> tuple[list[float], list[float]]:
+        """From an ``act`` line (or a ``show`` line), with n seats and T chips: whether
+        it is a showdown; the hand number, seat, dealer, small and big blind, the round
+        (0 preflop .. 3 river); the hole cards and the board, one 0/1 per card (card id
+        ``protocol.holdem.card_id``); each seat's stack, bet and status (its index in
+        ``-BCFAX``); the pots' total, the call, the minimum and maximum raise; and 0/1
+        for each of fold, check, call, raise in ``legal``.  A ``show`` line fills the
+        first three fields and the cards, the rest 0."""
+        n, table = self.n, float(sum(self.start_chips))
+        sb = float(max(self._small_blinds))
+        high = [1.0, float(self.max_hands), float(n - 1), float(n - 1), sb, 2 * sb, 3.0]
+        high += [1.0] * 104 + [table] * (2 * n) + [5.0] * n + [table] * 4 + [1.0] * 4
+        return [0.0] * len(high), high
+
+    def observation(self, line: bytes) -> list[float]:
+        parsed = wire.parse_line(line)
+        if not isinstance(parsed, wire.Request | wire.ShowRequest):
+            raise ValueError(f"not a request line: {show(line)}")
+        n = self.n
+        cards = [0.0] * 104
+        for card in parsed.hole:
+            cards[card] = 1.0
+        for card in parsed.board:
+            cards[52 + card] = 1.0
+        if isinstance(parsed, wire.ShowRequest):
+            head = [1.0, float(parsed.hand), float(parsed.seat), 0.0, 0.0, 0.0, 0.0]
+            return head + cards + [0.0] * (3 * n + 8)
+        head = [0.0, float(parsed.hand), float(parsed.seat), float(parsed.dealer), float(parsed.sb)]
+        head += [float(parsed.bb), float(wire.ROUNDS.index(parsed.round))]
+        return [
+            *head,
+            *cards,
+            *map(float, parsed.stacks),
+            *map(float, parsed.bets),
+            *(float(self._STATUS.index(letter)) for letter in parsed.status),
+            float(sum(amount for amount, _ in parsed.pots)),
+            float(parsed.to_call),
+            float(parsed.min_raise),
+            float(parsed.max_raise),
+            *(1.0 if word in parsed.legal else 0.0 for word in ("fold", "check", "call", "raise")),
+        ]
+
     # ================================================================== results
 
     def is_terminal(self) -> bool:

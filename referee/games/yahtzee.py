@@ -278,6 +278,44 @@ class YahtzeeState(GameState):
             "forfeited_by": self._forfeit,
         }
 
+    # -- enumeration (random players, tests, referee.envs; never on the match path) --
+    #
+    # An action is its own index: 0..63 (even: place in row a/2, rows 0..12; odd: hold
+    # the dice of mask a >> 1), so ``action_count()`` is 64 and 26..62 even are never legal.
+
+    def legal_actions(self, seat: int) -> list[int]:
+        """Holds (while rerolls are left) and the placements the joker rule allows,
+        ascending: :func:`protocol.yahtzee.legal_actions`, the slow reference, so the
+        conformance tests check the fast :meth:`illegal` against it."""
+        if self._over or seat != self._seat:
+            return []
+        return wire.legal_actions(self._cards[seat], self.dice, self._roll)
+
+    def encode(self, seat: int, action: int) -> bytes:
+        return wire.encode_action(action)
+
+    def action_count(self) -> int:
+        return 64
+
+    def action_index(self, seat: int, action: int) -> int:
+        if not 0 <= action < 64:
+            raise ValueError(f"action {action} has no index (actions are 0..63)")
+        return action
+
+    #: The most a box can hold (the joker's fixed values included), by row.
+    _BOX_MAX = (5, 10, 15, 20, 25, 30, 30, 30, 25, 30, 40, 50, 30)
+
+    def observation_bounds(self) -> tuple[list[float], list[float]]:
+        """The request's 34 integers as they are: both cards (13 boxes, -1 when open,
+        and the extra-Yahtzee points, up to 1200), the five dice and the roll number."""
+        card_low = [-1.0] * wire.NUM_ROWS + [0.0]
+        card_high = [float(v) for v in self._BOX_MAX] + [float(wire.YAHTZEE_BONUS * (wire.NUM_ROWS - 1))]
+        return [*card_low, *card_low, *[0.0] * 6], [*card_high, *card_high, *[6.0] * 5, 3.0]
+
+    def observation(self, line: bytes) -> list[float]:
+        pos = wire.parse_position(line)
+        return [float(v) for v in (*pos.own, *pos.opp, *pos.dice, pos.roll)]
+
     # -- inspection (tests, replays, logs) --
 
     @property
