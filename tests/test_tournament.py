@@ -492,7 +492,12 @@ def _tree(pid: int) -> list[psutil.Process]:
 
 
 def _kill_and_resume(
-    tmp_path: Path, out: Path, fresh: list[str], kills: list[tuple[str, float]], tree_at_least: int = 0
+    tmp_path: Path,
+    out: Path,
+    fresh: list[str],
+    kills: list[tuple[str, float]],
+    tree_at_least: int = 0,
+    resume: tuple[str, ...] = (),
 ) -> dict:
     """Run the tournament into ``out``, SIGKILLing the referee at each of ``kills`` —
     ``("after", s)``: ``s`` seconds after it started; ``("running", s)``: ``s`` seconds
@@ -506,7 +511,7 @@ def _kill_and_resume(
     happened = {"kills": 0, "mid_match": 0, "before_store": 0, "tree": 0}
     for step in [*kills, None]:
         if (out / "results.sqlite").exists():
-            args = ["tournament", "--resume", str(out), "--quiet"]
+            args = ["tournament", "--resume", str(out), "--quiet", *resume]
         else:
             args = ["tournament", *fresh, "--out", str(out)]
         with open(log, "a") as err:
@@ -606,8 +611,8 @@ def test_sigkill_at_random_moments_then_resume_gives_the_uninterrupted_standings
 
 def test_sigkill_of_a_dice_poker_tournament_then_resume_replays_it_the_same(tmp_path):
     """Issue: as above, for bots that live for the whole tournament: "A match cut short
-    by the crash is replayed from its start by default (bots restarted mid-match would
-    have lost their memory)"."""
+    by the crash is replayed from its start" — with --replay-all since issue 25, item 2
+    (the default keeps the stored deals): "the exact full replay stays available by a flag"."""
     home = copy_players(tmp_path, "dice_poker", ["threshold.py", "always_call.py", "equilibrium.py"])
     bots = [
         py(home / "threshold.py", 3),
@@ -622,12 +627,97 @@ def test_sigkill_of_a_dice_poker_tournament_then_resume_replays_it_the_same(tmp_
 
     rng = random.Random(77)
     out = tmp_path / "killed"
-    happened = _kill_and_resume(tmp_path, out, fresh, [("running", rng.uniform(0.0, 0.2))], tree_at_least=5)
+    happened = _kill_and_resume(
+        tmp_path, out, fresh, [("running", rng.uniform(0.0, 0.2))], tree_at_least=5, resume=("--replay-all",)
+    )
     assert (happened["kills"], happened["mid_match"], happened["before_store"]) == (1, 1, 0), happened
     assert happened["tree"] >= 5, happened  # the worker and at least its four bots were there
     _assert_whole(out, matches=6, games_per_match=400)
     assert comparable(standings(out)["rows"]) == comparable(standings(reference)["rows"])
     assert stored_games(out) == stored_games(reference)
+
+
+def _games_stored(out: Path) -> int:
+    try:
+        return query(out, "SELECT count(*) FROM games")[0][0]
+    except sqlite3.Error:  # not there yet, or being created
+        return 0
+
+
+def test_sigkill_of_a_dice_poker_tournament_then_resume_keeps_every_stored_deal(tmp_path):
+    """Issue 25, item 2: "by default a resume keeps every stored deal and restarts each
+    tournament-long bot (a restart event with its deal number, shown in the standings)";
+    "the interrupt and resume messages say what is kept, what is replayed and the
+    estimated time"; "A kill -9 at any moment loses at most the last commit batch".
+    Deterministic bots without memory: the games equal an uninterrupted run's."""
+    home = copy_players(tmp_path, "dice_poker", ["threshold.py", "always_call.py"])
+    bots = [py(home / "threshold.py", 3), py(home / "threshold.py", 5), py(home / "always_call.py")]
+    fresh = [*bots, "--game", "dice-poker", "--games", "1", "--rounds", "6000", "--seed", "8", "--quiet"]
+    reference = tmp_path / "reference"
+    tournament(reference, *fresh)
+    out = tmp_path / "killed"
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "tournament", *fresh, "--out", str(out)],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and _games_stored(out) < 1500 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        if proc.poll() is not None:
+            pytest.skip("the tournament finished before the kill")
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    before = stored_games(out)
+    assert 1500 <= len(before) < 18000
+    done = referee("tournament", "--resume", str(out), "--quiet")
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert f"keeping all {len(before):,} stored games" in done.stderr, done.stderr
+    assert "games to play, about" in done.stderr  # the estimate, from the killed run's pace
+    after = stored_games(out)
+    assert set(before) <= set(after)  # not one stored deal lost
+    assert after == stored_games(reference)
+    assert query(out, "SELECT max(attempts) FROM matches")[0][0] == 2  # resumed, not replayed
+    restarts = query(out, "SELECT bot, detail FROM events WHERE kind = 'restart'")
+    assert sorted(b for b, _ in restarts) == sorted(standings(out)["tournament"]["field"])
+    assert all("at deal " in detail for _, detail in restarts)
+    rows = standings(out)["rows"]
+    assert all(row["restarts"] == 1 for row in rows)
+    unmeasured = {"restarts"}
+    strip = [{k: v for k, v in r.items() if k not in unmeasured} for r in comparable(rows)]
+    assert strip == [
+        {k: v for k, v in r.items() if k not in unmeasured} for r in comparable(standings(reference)["rows"])
+    ]
+
+
+def test_an_interrupted_dice_poker_tournament_says_what_a_resume_keeps(tmp_path):
+    """Issue 25, item 2: "the interrupt message says what is kept, what is replayed and
+    the estimated time"."""
+    home = copy_players(tmp_path, "dice_poker", ["threshold.py", "always_call.py"])
+    bots = [py(home / "threshold.py", 3), py(home / "always_call.py")]
+    out = tmp_path / "t"
+    args = [*bots, "--game", "dice-poker", "--games", "1", "--rounds", "2000000", "--seed", "8", "--quiet"]
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "referee", "tournament", *args, "--out", str(out)],
+        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while proc.poll() is None and _games_stored(out) < 500 and time.monotonic() < deadline:
+            time.sleep(0.02)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err[-2000:]
+    assert "all kept by --resume" in err and "--replay-all" in err and "left at this run's pace" in err, err
+    assert query(out, "SELECT count(*) FROM events WHERE kind = 'pace'")[0][0] == 1
 
 
 def test_a_kill_while_the_tournament_is_being_created_leaves_it_to_start_again(tmp_path):

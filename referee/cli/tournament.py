@@ -36,6 +36,7 @@ from referee.games import Lifetime
 from referee.match import GIVE_UP_AFTER
 from referee.seats.process import sandbox
 from referee.stats.sprt import SprtSpec, parse_sprt
+from referee.tournament import resume
 from referee.tournament.config import (
     ConfigError,
     RunSettings,
@@ -185,11 +186,13 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         help="write every game with its transcript to DIR/logs/",
     )
     parser.add_argument(
-        "--keep-played",
+        "--replay-all",
         action="store_true",
-        help="with --resume, for games whose bots live for the whole tournament: keep the matches "
-        "played instead of replaying them (the bots restart without their memory)",
+        help="with --resume, for games whose bots live for the whole tournament (dice poker, Liar's "
+        "Dice): discard every stored deal and play the whole tournament again, the exact replay; by "
+        "default a resume keeps every stored deal and restarts the bots without their memory",
     )
+    parser.add_argument("--keep-played", action="store_true", help=argparse.SUPPRESS)  # the default now
     parser.add_argument(
         "--ship-bots",
         action="store_true",
@@ -245,6 +248,8 @@ class Prepared(msgspec.Struct):
     resumed: bool = False
     #: Single-file entries of folders, to be copied into DIR/bots/ once DIR is known good.
     isolate: list[Entry] = []
+    #: On resume: what is kept, what is played again, the time it should take (one line).
+    outlook: str | None = None
 
 
 def _merged(args: argparse.Namespace) -> dict[str, Any]:
@@ -413,7 +418,7 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
         )
         raise ConfigError(
             f"--resume takes the configuration stored in {args.resume}; only --concurrency, --quiet, "
-            f"--game-logs, --keep-played and --live may be given (got {extra})"
+            f"--game-logs, --replay-all and --live may be given (got {extra})"
         )
     store = Store.read(args.resume)
     try:
@@ -428,7 +433,7 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
         concurrency=args.concurrency,
         quiet=bool(args.quiet),
         game_logs=bool(args.game_logs) or args.live is not None,
-        keep_played=bool(args.keep_played),
+        replay_all=bool(args.replay_all),
         live=args.live,
         cluster=args.cluster,
         ship_bots=bool(args.ship_bots),
@@ -467,13 +472,10 @@ def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
             if prepared.settings.rerun_close:
                 _reopen_close(store, plan)
             finished = plan.next(load_outcomes(store, plan)) is None
-            if finished:
-                pass  # nothing to replay: the standings are written again
-            elif game.lifetime is Lifetime.TOURNAMENT and not prepared.settings.keep_played:
-                # Its bots' memory died with them: replay it all (docs/tournaments.md).
-                store.discard_all()
-            else:
-                store.discard_unfinished()
+            # What is kept and what is played again (docs/tournaments.md, "Resume").
+            prepared.outlook = resume.prepare(
+                store, plan, game, replay_all=prepared.settings.replay_all, finished=finished
+            )
         except BaseException:
             store.close()
             raise
@@ -553,6 +555,8 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
         _say(f"tournament {title} → {out} (resume with: referee tournament --resume {out})")
     else:
         _say(f"resuming {title} in {out}")
+        if prepared.outlook:
+            _say(prepared.outlook)
     layer = sandbox.choose(config.sandbox)
     advice = sandbox.advice(layer)
     if advice:
@@ -580,6 +584,7 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
             return
 
     runner = Runner(config, prepared.specs, store, settings, game, display=display, on_standings=refresh)
+    pace = resume.Pace(store)
     started = time.perf_counter()
     code = EXIT_OK
     message: str | None = None
@@ -618,6 +623,12 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
         if signum is not None:
             code = interrupts.exit_status(signum)
             message = f"{interrupts.describe(signum)}; resume with: referee tournament --resume {out}"
+    try:
+        this_pace = pace.record()
+        if message is not None and code != EXIT_CANNOT_WRITE:
+            message += f" ({pace.stopped_line(game, this_pace)})"
+    except StoreError:
+        pass
     if guard.seen and code == EXIT_OK:
         code = interrupts.exit_status(guard.seen[0])
     for store_reader in reader:

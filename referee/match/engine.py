@@ -185,6 +185,37 @@ class Match:
 
     # ------------------------------------------------------------------ driving
 
+    def resume_after(self, records: Sequence[GameRecord]) -> None:
+        """Count ``records`` — the match's first games, in order, stored by an earlier
+        run of a tournament — as played, before :meth:`open`: their results, forfeits
+        (counted by verdict), the evidence and the sequential test take them in, and
+        the schedule goes on with the next game.  The figures of the bots' processes
+        (CPU, memory, decision times) cover only what is played from here."""
+        if self._planned is not None or self._opened:
+            raise RuntimeError("resume_after comes before the match is opened")
+        stats = self._stats
+        for index, record in enumerate(records):
+            if record.game != index:
+                raise MatchError(
+                    f"the stored games are not the match's first {len(records)} (game {record.game})"
+                )
+            tally_game(record, stats)
+            self.evidence.add(record)
+            for forfeit in record.forfeits:
+                own = stats.get(forfeit.player)
+                if own is not None:
+                    own.forfeits[forfeit.verdict] = own.forfeits.get(forfeit.verdict, 0) + 1
+            if (
+                self.sprt is not None
+                and self.sprt.add(self._sprt_value(record, self._sprt_position)) is not None
+            ):
+                self.completed = True
+        self.games_played = len(records)
+        self._game_index = len(records)
+        self._planned = itertools.islice(self.schedule(), len(records), None)
+        if self.games_played >= self.games_requested:
+            self.completed = True
+
     def mark_unstartable(self, name: str, reason: str) -> None:
         """Bot ``name`` can never start (say, its build failed): with ``keep_going`` it
         forfeits its games, otherwise the match cannot be played."""
@@ -268,6 +299,8 @@ class Match:
         (:attr:`cannot_write`; False is returned)."""
         if self._planned is None:
             self._planned = self.schedule()
+        if self.completed:  # resumed after every game (or the sequential test's answer)
+            return False
         try:
             exhausted = await self._play_some(self._planned, count)
         except OutputError as exc:  # kept out of any nursery's exception group

@@ -634,8 +634,8 @@ class ClusterSessionExecutor:
                 raise
             raise ClusterError(f"the session could not start on the cluster: {one_line(exc)}") from None
 
-    async def play(self, matches: Sequence[tuple[str, MatchSpec, int | None]], handle: Handler) -> None:
-        frame = wire.encode(wire.PlayRound([wire.RoundMatch(k, s, n) for k, s, n in matches]))
+    async def play(self, matches: Sequence[wire.RoundMatch], handle: Handler) -> None:
+        frame = wire.encode(wire.PlayRound(list(matches)))
         try:
             encoded = await trio.to_thread.run_sync(
                 lambda: self.actor.play_round(frame).result(), abandon_on_cancel=True

@@ -107,9 +107,10 @@ class RunSettings(msgspec.Struct, kw_only=True):
     quiet: bool = False
     #: Write every game with its transcript to ``DIR/logs/KEY.jsonl``.
     game_logs: bool = False
-    #: On resume of a tournament whose bots live for the whole tournament, keep the
-    #: matches already played instead of replaying them (the bots restart with no memory).
-    keep_played: bool = False
+    #: On resume of a tournament whose bots live for the whole tournament, discard every
+    #: stored game and play it all again (by default every stored game is kept and the
+    #: bots restart without their memory: referee.tournament.resume).
+    replay_all: bool = False
     #: Serve the live page on this port of 127.0.0.1 (``--live``; 0: any free port).
     live: int | None = None
     #: Play the matches on a Dask cluster (``--cluster``): ``tcp://HOST:PORT`` or ``local[:N]``.

@@ -8,11 +8,12 @@ matches to play, registers them in the store, hands them to an executor
 stages and rounds it asks the plan again, until the tournament is over; then it writes
 the standings files.  It is the store's only writer.
 
-**Resume.**  The store says which matches are done.  A match that was running when the
-referee died is replayed from its start (its games are discarded first): its bots,
-restarted, would have lost their memory.  For games whose bots live for the whole
-tournament that holds for every match they played, so by default every match is
-replayed (with ``keep_played``, those done are kept and the bots start afresh).
+**Resume** (:mod:`.resume`).  The store says which matches are done.  A match of
+bots started per match that was running when the referee died is replayed from its
+start (its games are discarded first).  Bots that live for the whole tournament keep
+every stored game: a match cut short goes on at its first game not stored
+(``Match.resume_after``), the bots started afresh, and each gets a ``restart`` event
+(``--replay-all`` discards everything and plays it again instead).
 
 **Stopping.**  When the run is cancelled (Ctrl-C, SIGTERM) the workers' input is
 closed; each stops its matches cleanly and the runner stores what they still send.
@@ -130,6 +131,9 @@ class Runner:
         self._failure: TournamentError | None = None
         self._planned_matches = 0
         self._planned_games = 0
+        #: Games stored of each match cut short that this run goes on with (bots that
+        #: live for the whole tournament): the match resumes after them.
+        self._held: dict[str, int] = store.unfinished_games() if self.per_tournament else {}
         for directory in ("matches", "stderr", "workers") + (("logs",) if settings.game_logs else ()):
             (self.out / directory).mkdir(parents=True, exist_ok=True)
 
@@ -167,6 +171,8 @@ class Runner:
         self.outcomes = load_outcomes(self.store, self.plan)
         done_games = self.store.game_count()
         self._say_progress(already=(len(self.outcomes), done_games))
+        if self.per_tournament and done_games and self.plan.next(self.outcomes) is not None:
+            self._record_restarts()
         if self.per_tournament and self.settings.cluster is not None:
             # The session, every bot in it, on one worker of the cluster for the tournament.
             from referee.tournament.cluster import ClusterSessionExecutor
@@ -217,6 +223,35 @@ class Runner:
         if self.on_standings is not None:
             self.on_standings()
 
+    def _record_restarts(self) -> None:
+        """A resume of bots that live for the whole tournament starts each afresh: a
+        ``restart`` event per bot that had played, with the deal it starts again at
+        (the first not stored of its matches cut short)."""
+        next_deal: dict[str, int] = {}
+        for key, held in self._held.items():
+            for bot in self.store.spec(key).bots:
+                next_deal[bot.name] = min(next_deal.get(bot.name, held), held)
+        played = {name for key in self.outcomes for name in self._bots_of(key)}
+        for name in self.config.everyone:
+            if name in next_deal:
+                detail = (
+                    f"the tournament resumed: started afresh at deal {next_deal[name]} of its matches "
+                    "cut short, without its memory of the deals before"
+                )
+            elif name in played:
+                detail = "the tournament resumed: started afresh, without its memory of the matches before"
+            else:
+                continue
+            self.store.add_event("restart", detail, bot=name)
+            if self.display is not None:
+                self.display.notice(f"bot {name} restarted ({detail})")
+
+    def _bots_of(self, key: str) -> list[str]:
+        try:
+            return [b.name for b in self.store.spec(key).bots]
+        except KeyError:
+            return []
+
     def _record_health(self, executor: object) -> None:
         """A cluster's per-worker figures, as events of the store (docs/cluster.md)."""
         health = getattr(executor, "health", None)
@@ -239,14 +274,23 @@ class Runner:
         self.store.add_matches(registered)
         self._plan_display(batch)
         if self.per_tournament:  # a session's rounds (here, or on a cluster's worker)
-            await executor.play([(p.key, self._specs[p.key], p.slice) for p in batch], self.handle)
+            round_ = [
+                wire.RoundMatch(
+                    p.key,
+                    self._specs[p.key],
+                    p.slice,
+                    self.store.games(p.key) if self._held.get(p.key) else [],
+                )
+                for p in batch
+            ]
+            await executor.play(round_, self.handle)
         else:
             await executor.play([(p.key, self._specs[p.key]) for p in batch], self.handle)
 
     def _plan_display(self, batch: list[Planned]) -> None:
         """Grow the display's totals by a batch (a format's later rounds appear later)."""
         self._planned_matches += len(batch)
-        self._planned_games += sum(p.games for p in batch)
+        self._planned_games += sum(p.games - self._held.get(p.key, 0) for p in batch)
         if self.display is not None:
             self.display.plan(self._planned_matches, self._planned_games)
 
@@ -292,7 +336,7 @@ class Runner:
         sink = self._sinks.get(key)
         if sink is None:
             spec = self._stored[key]
-            sink = StoreSink(self.store, key, spec)
+            sink = StoreSink(self.store, key, spec, held=self._held.pop(key, 0))
             config = spec.config
             bots = [b.name for b in spec.bots]
             sink.open(MatchInfo(config.game, config.seed, config.games, bots, config.duplicate))

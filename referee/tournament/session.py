@@ -50,6 +50,22 @@ class Scheduled:
     def slices(self) -> int:
         return 1 if self.slice is None else math.ceil(self.match.games_requested / max(1, self.slice))
 
+    @property
+    def remaining(self) -> int:
+        """Slices left to play (a match resumed after every game still takes one, to close)."""
+        left = self.match.games_requested - self.match.games_played
+        if self.slice is None:
+            return 1
+        return max(1, math.ceil(left / max(1, self.slice))) if self.match.games_played else self.slices
+
+    @property
+    def first(self) -> int:
+        """The slice it starts at: 0, or after the games a resumed match holds
+        (``Match.resume_after``), so its remaining slices keep their place in the order."""
+        if self.slice is None:
+            return 0
+        return self.match.games_played // max(1, self.slice)
+
 
 #: How many slices the conductor looks ahead for one it may start.
 LOOKAHEAD = 64
@@ -103,9 +119,11 @@ class Session:
     def _slices(entries: list[Scheduled]) -> Iterator[Scheduled]:
         """The round's slices in schedule order (module docstring): each match once per
         slice it has left."""
-        for turn in range(max((e.slices for e in entries), default=0)):
+        ends = {id(e): e.first + e.remaining for e in entries}
+        start = min((e.first for e in entries), default=0)
+        for turn in range(start, max(ends.values(), default=0)):
             for entry in entries:
-                if turn < entry.slices:
+                if entry.first <= turn < ends[id(entry)]:
                     yield entry
 
     async def _conduct(self, slices: Iterator[Scheduled]) -> None:

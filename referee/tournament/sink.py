@@ -26,9 +26,9 @@ to it.
 
 What a crash costs: the batch not yet committed — at most :data:`BATCH_GAMES` games or
 :data:`BATCH_SECONDS` of one match.  A match cut short is replayed from its start on
-resume anyway (``Store.discard_unfinished``), so for the results what counts is that
-committed batches are whole: the batches serve the live standings and bound the
-memory a long match holds, not the resume.
+resume when its bots are started per match (``Store.discard_unfinished``); with bots
+that live for the whole tournament the resume goes on after its committed games
+(``held``; :mod:`referee.tournament.resume`).  Either way committed batches are whole.
 
 A match that does not complete (interrupted, or a bot that cannot start) is not
 finished by the sink: its games are committed and it stays ``running`` — unfinished —
@@ -71,6 +71,7 @@ class StoreSink(Sink):
         *,
         batch_games: int = BATCH_GAMES,
         batch_seconds: float = BATCH_SECONDS,
+        held: int = 0,
     ) -> None:
         if batch_games < 1:
             raise ValueError("batch_games must be at least 1")
@@ -79,6 +80,8 @@ class StoreSink(Sink):
         self.spec = spec
         self.batch_games = batch_games
         self.batch_seconds = batch_seconds
+        #: Games the store already holds of this match: a resume goes on after them.
+        self.held = held
         self._batch: list[GameRecord] = []
         self._deadline = time.monotonic() + batch_seconds
         #: Games committed so far.
@@ -89,7 +92,7 @@ class StoreSink(Sink):
         self.error: str | None = None
 
     def open(self, info: MatchInfo) -> None:
-        self.store.start_match(self.key, self.spec)
+        self.store.start_match(self.key, self.spec, held=self.held)
         self._deadline = time.monotonic() + self.batch_seconds
 
     def game(self, record: GameRecord, standing: Standing) -> None:

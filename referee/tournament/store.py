@@ -115,7 +115,9 @@ deals are 64-bit unsigned; SQLite's integers are signed, so ``games.seed`` holds
 ``events`` — what happened besides games, in order
     ``at`` (ISO 8601), ``kind`` (``restart``: a bot that lives for the whole tournament
     was started again after its process ended, ``detail`` saying why; ``notice``: a line
-    the user was shown, such as a bot given up on),
+    the user was shown, such as a bot given up on; ``run`` and ``pace``: a run's start
+    with the games stored then, and its games per second when it ended — what a resume's
+    estimate of the time left comes from, ``referee.tournament.resume``),
     ``bot``, ``match_key`` (the match it happened in or before, if any), ``detail``.
 
 Use::
@@ -637,26 +639,29 @@ class Store:
             for key, spec in matches:
                 self._register(conn, key, spec)
 
-    def start_match(self, key: str, spec: MatchSpec) -> None:
+    def start_match(self, key: str, spec: MatchSpec, *, held: int = 0) -> None:
         """Mark the match ``running`` (registering it if new), in one transaction.
 
         Refused for a match that is done, one whose stored spec differs, and a running
-        one that already holds games (a crash left it: :meth:`discard_unfinished` first).
-        Starting a running match with no games is allowed (the runner and the sink may
-        both start it).
+        one that holds games other than ``held`` of them (a crash left it:
+        :meth:`discard_unfinished` first, or go on after them — a resume of bots that
+        live for the whole tournament passes how many it keeps).  Starting a running
+        match with no games is allowed (the runner and the sink may both start it).
         """
         with self._transaction() as conn:
             match_id, status = self._register(conn, key, spec)
             if status == "done":
                 raise StoreError(f"match {key} is already done")
             if status == "running":
-                (held,) = conn.execute(
+                (count,) = conn.execute(
                     "SELECT count(*) FROM games WHERE match_id = ?", (match_id,)
                 ).fetchone()
-                if held:
+                if count != held:
                     raise StoreError(
-                        f"match {key} holds {held} games of an unfinished run: discard them first"
+                        f"match {key} holds {count} games of an unfinished run: discard them first"
                     )
+                if held:
+                    conn.execute("UPDATE matches SET attempts = attempts + 1 WHERE id = ?", (match_id,))
                 return
             conn.execute(
                 "UPDATE matches SET status = 'running', started = ?, attempts = attempts + 1 WHERE id = ?",
@@ -864,6 +869,21 @@ class Store:
             return self._conn.execute("SELECT count(*) FROM games").fetchone()[0]
         query = "SELECT count(*) FROM games JOIN matches ON matches.id = match_id WHERE key = ?"
         return self._conn.execute(query, (key,)).fetchone()[0]
+
+    def unfinished_games(self) -> dict[str, int]:
+        """Games stored of each unfinished (``running``) match, by key."""
+        rows = self._conn.execute(
+            "SELECT key, (SELECT count(*) FROM games WHERE match_id = matches.id) FROM matches "
+            "WHERE status = 'running' ORDER BY id"
+        )
+        return dict(rows)
+
+    def registered_games(self) -> int:
+        """Games the registered matches ask for (the schedule known so far)."""
+        row = self._conn.execute(
+            "SELECT coalesce(sum(json_extract(spec, '$.config.games')), 0) FROM matches"
+        ).fetchone()
+        return int(row[0])
 
     def games(self, key: str) -> list[GameRecord]:
         """The stored games of one match, in order (without transcripts or summaries)."""

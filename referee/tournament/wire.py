@@ -63,6 +63,9 @@ class RoundMatch(msgspec.Struct):
     spec: MatchSpec
     #: Games per slice, when played a slice at a time between the other matches' slices.
     slice: int | None = None
+    #: The match's first games, stored by an earlier run: a resume goes on after them
+    #: (``Match.resume_after``) with bots started afresh.
+    played: list[GameRecord] = []
 
 
 class PlayRound(msgspec.Struct, tag="round"):

@@ -112,9 +112,18 @@ class Relay(Sink):
         self.flush()
 
 
-def _build_match(key: str, spec: MatchSpec, send: Sender, seat_factory: SeatFactory | None = None) -> Match:
+def _build_match(
+    key: str,
+    spec: MatchSpec,
+    send: Sender,
+    seat_factory: SeatFactory | None = None,
+    played: list[GameRecord] | None = None,
+) -> Match:
     game = get_game(spec.config.game)(**spec.config.options)
-    return Match(game, spec.bots, spec.config, sinks=[Relay(key, send)], seat_factory=seat_factory)
+    match = Match(game, spec.bots, spec.config, sinks=[Relay(key, send)], seat_factory=seat_factory)
+    if played:
+        match.resume_after(played)
+    return match
 
 
 async def _play_match(command: wire.PlayMatch, send: Sender, stopping: trio.Event) -> None:
@@ -182,7 +191,11 @@ async def _session(
                 if not isinstance(command, wire.PlayRound):
                     raise RuntimeError(f"a session takes rounds, not {type(command).__name__}")
                 matches = [
-                    (item.key, _build_match(item.key, item.spec, send, pool.factory(item.key)), item.slice)
+                    (
+                        item.key,
+                        _build_match(item.key, item.spec, send, pool.factory(item.key), item.played),
+                        item.slice,
+                    )
                     for item in command.matches
                 ]
                 await session.play_round(matches)

@@ -227,15 +227,16 @@ class SessionExecutor:
         )
         self.concurrency = concurrency
 
-    async def play(self, matches: Sequence[tuple[str, MatchSpec, int | None]], handle: Handler) -> None:
-        """Play one round of matches (``slice``: games per slice, or None)."""
+    async def play(self, matches: Sequence[wire.RoundMatch], handle: Handler) -> None:
+        """Play one round of matches (each with its games per slice, or None, and the
+        games a resumed match already holds)."""
         worker = self._worker
         if not worker.running:
             if worker.proc is not None:
                 raise WorkerLost(f"the session's worker ended ({worker.exit_note()})")
             worker.spawn()
             await worker.send(self._opening)
-        await worker.send(wire.PlayRound([wire.RoundMatch(k, s, n) for k, s, n in matches]))
+        await worker.send(wire.PlayRound(list(matches)))
         while True:
             message = await worker.receive()
             if isinstance(message, wire.RoundDone):
