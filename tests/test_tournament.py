@@ -781,10 +781,14 @@ def test_resume_refuses_changed_bots_new_configuration_and_a_second_tournament(t
 
     refused(referee("tournament", "--resume", str(out), "--games", "5"), "--games", "--resume")
     refused(referee("tournament", *args, "--out", str(out)), "already holds a tournament", "--resume")
+    # Each bot plays from its snapshot (issue 25, item 1): an edit beside the original is
+    # no change; one of the snapshot is.
     with open(tmp_path / "bots" / "b" / "bot.py", "a") as bot:
         bot.write("# changed\n")
-    line = refused(referee("tournament", "--resume", str(out)), "changed")
     name = standings(out)["tournament"]["field"][1]
+    with open(out / "bots" / name / "bot.py", "a") as bot:
+        bot.write("# changed\n")
+    line = refused(referee("tournament", "--resume", str(out)), "changed")
     assert name in line and standings(out)["tournament"]["field"][0] not in line.replace(name, "")
     assert (out / "standings.json").read_bytes() == before
 

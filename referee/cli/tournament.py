@@ -36,7 +36,7 @@ from referee.games import Lifetime
 from referee.match import GIVE_UP_AFTER
 from referee.seats.process import sandbox
 from referee.stats.sprt import SprtSpec, parse_sprt
-from referee.tournament import resume
+from referee.tournament import resume, snapshot
 from referee.tournament.config import (
     ConfigError,
     RunSettings,
@@ -493,6 +493,8 @@ def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
         isolate(prepared.isolate, out / "bots")
         for entry in prepared.isolate:
             prepared.specs[entry.spec.name] = entry.spec
+    # Every bot plays from its own copy under DIR/bots/ (referee.tournament.snapshot).
+    prepared.specs.update(snapshot.take({n: prepared.specs[n] for n in config.everyone}, out))
     # The configuration and the bots in one transaction: a kill in between cannot leave
     # a tournament that neither resumes nor can be started again.
     return Store.open(out, config, seed=config.seed, bots=[prepared.specs[n] for n in config.everyone])
@@ -555,6 +557,7 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
         _say(f"tournament {title} → {out} (resume with: referee tournament --resume {out})")
     else:
         _say(f"resuming {title} in {out}")
+        _say(snapshot.describe(prepared.specs.values(), out))
         if prepared.outlook:
             _say(prepared.outlook)
     layer = sandbox.choose(config.sandbox)
