@@ -67,7 +67,7 @@ def file_sinks(config: MatchConfig, game: Game) -> list[Sink]:
 class GameInProgress:
     """What one game has produced so far: its transcript (when kept) and forfeits."""
 
-    __slots__ = ("forfeits", "index", "penalties", "seated", "together", "transcript")
+    __slots__ = ("forfeits", "index", "penalised", "penalties", "seated", "together", "transcript")
 
     def __init__(self, index: int, seated: list[Player], transcript: bool) -> None:
         self.index = index
@@ -77,6 +77,8 @@ class GameInProgress:
         #: beyond one per step of simultaneous moves: with the steps, every decision due.
         self.penalties = 0
         self.together = 0
+        #: Bit s: seat s had a decision penalised.
+        self.penalised = 0
         self.transcript: list[Step] | None = [] if transcript else None
 
 
@@ -462,9 +464,11 @@ class Match:
                 self._judge(state, seat, line, reply, decision, current)
             decision += 1
         scores, ranks = state.scores(), state.ranks()
-        if current.penalties and current.penalties == decision + current.together:
-            # No seat made a single legal decision (bots that never start, say): the
-            # deal counts for nobody — a tie at zero, not a win from the other's forfeit.
+        if current.penalties and current.penalties == decision + current.together and self._void(current):
+            # No seat made a single legal decision, and those not asked have never
+            # answered (bots that never start, say): the deal counts for nobody — a tie
+            # at zero, not a win from each other's forfeits.  A bot that plays, whose
+            # opponent failed before it was asked anything, still wins the deal.
             scores, ranks = [0.0] * len(scores), [1] * len(ranks)
         return GameRecord(
             game=index,
@@ -603,10 +607,22 @@ class Match:
             )
         self._record(seat, forfeit, current)
 
+    @staticmethod
+    def _void(current: GameInProgress) -> bool:
+        """Whether every seat of a game with no legal decision failed in it or has never
+        answered a request in this match (the rare path: only such games ask)."""
+        for seat, player in enumerate(current.seated):
+            if current.penalised >> seat & 1 or player.stats.decisions:
+                continue
+            if player.seat is not None and player.seat.usage().answered:
+                return False
+        return True
+
     def _record(self, seat: int, forfeit: Forfeit, current: GameInProgress, count: bool = True) -> None:
         player = current.seated[seat]
         if count:
             current.penalties += 1
+            current.penalised |= 1 << seat
             player.stats.count_forfeit(forfeit)
             for sink in self.sinks:
                 sink.forfeit(player.name, forfeit)
