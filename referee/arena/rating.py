@@ -1,0 +1,81 @@
+"""The ladder's ratings, from every stored match, refreshed as games arrive.
+
+The fits are the tournament's (:func:`referee.tournament.ratings.rate`): Bradley–Terry for
+two seats, Plackett–Luce for more, the chip model for games ranked by score, each with a
+percentile-bootstrap 95 % interval and a rank range.  Every bot that played counts —
+replaced versions too, so that what they met stays evidence — and the leaderboard shows
+the active ones.  A fit runs in a thread with its own connection; its result replaces
+the ``ratings`` table in one transaction.  The leaderboard only reads that table.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+
+import msgspec
+import trio
+
+from referee.arena.context import Arena
+from referee.arena.store import DB
+from referee.core.records import MatchRecord
+from referee.games.base import Standing
+from referee.tournament.ratings import Played, Ratings, rate
+
+_decode = msgspec.json.Decoder(MatchRecord).decode
+
+
+class Rater:
+    """Keeps each done match's evidence once read (a done match never changes)."""
+
+    def __init__(self) -> None:
+        self._played: dict[int, Played] = {}
+
+    def fit(self, arena: Arena) -> Ratings | None:
+        conn = sqlite3.connect(arena.folder / DB, timeout=30.0)
+        try:
+            rows = conn.execute("SELECT id FROM matches WHERE state = 'done' ORDER BY id").fetchall()
+            for (mid,) in rows:
+                if mid in self._played:
+                    continue
+                text = conn.execute("SELECT record FROM matches WHERE id = ?", (mid,)).fetchone()[0]
+                record = _decode(text)
+                if record.evidence is None:
+                    continue
+                lineup = tuple(p.name for p in record.players)
+                self._played[mid] = Played(lineup, record.evidence)
+        finally:
+            conn.close()
+        played = [self._played[mid] for (mid,) in rows if mid in self._played]
+        bots = sorted({name for p in played for name in p.lineup}, key=lambda n: int(n[1:]))
+        by_score = arena.game_cls.standing is Standing.SCORE
+        return rate(bots, played, arena.seed, by_score=by_score, replicates=arena.config.ladder.replicates)
+
+
+def store_ratings(arena: Arena, ratings: Ratings | None) -> None:
+    with arena.store.tx() as conn:
+        conn.execute("DELETE FROM ratings")
+        if ratings is not None:
+            conn.executemany(
+                "INSERT INTO ratings (bot_id, rating, low, high, rank_low, rank_high) VALUES (?, ?, ?, ?, ?, ?)",
+                [(int(b.bot[1:]), b.rating, b.low, b.high, b.rank_low, b.rank_high) for b in ratings.bots],
+            )
+            arena.store.set_meta(conn, "ratings_method", f"{ratings.method} ({ratings.scale})")
+
+
+async def run(arena: Arena) -> None:
+    """Refit whenever matches were stored since the last fit, at most every ``refresh_s``."""
+    rater = Rater()
+    seen = -1
+    while True:
+        now = arena.stored_matches
+        if now != seen:
+            seen = now
+            try:
+                ratings = await trio.to_thread.run_sync(rater.fit, arena)
+            except Exception as exc:  # a fit that fails must not stop the ladder: said, retried
+                print(f"arena: the ratings could not be refitted: {exc}", flush=True)
+                seen = -1
+            else:
+                store_ratings(arena, ratings)
+            arena.wake_ladder()
+        await trio.sleep(arena.config.ladder.refresh_s)
