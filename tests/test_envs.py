@@ -90,7 +90,7 @@ def test_episodes_are_the_referees_games(name: str, kwargs: dict[str, Any]) -> N
     for deal in range(4):
         returns = _random_episode(e, rng)
         assert e.deal == deal
-        assert returns == {f"player_{s}": score for s, score in enumerate(e.state.scores())}
+        assert returns == {f"player_{s}": score for s, score in enumerate(e.game_state.scores())}
         replies: dict[int, list[bytes]] = {}
         for seat, kind, line in e._lines:
             if kind == "reply":
@@ -100,7 +100,7 @@ def test_episodes_are_the_referees_games(name: str, kwargs: dict[str, Any]) -> N
         assert match_seeds[deal] == deal_seed(5, deal)
         played = play_out(state, lambda _state, seat, replies=replies: replies[seat].pop(0))
         assert all(not left for left in replies.values())
-        assert state.scores() == e.state.scores() and state.summary() == e.state.summary()
+        assert state.scores() == e.game_state.scores() and state.summary() == e.game_state.summary()
         assert [x for x in played.lines if x[1] != "reply"] == [x for x in e._lines if x[1] != "reply"]
 
 
@@ -112,7 +112,7 @@ def test_many_episodes(name: str) -> None:
     rng = random.Random(1)
     for _ in range(30):
         _random_episode(e, rng)
-        assert not e.agents and e.state.is_terminal()
+        assert not e.agents and e.game_state.is_terminal()
 
 
 def test_illegal_actions_take_the_games_penalty() -> None:
@@ -126,7 +126,7 @@ def test_illegal_actions_take_the_games_penalty() -> None:
     assert all(e.terminations.values())
     _, reward, terminated, _, info = e.last()
     assert terminated and reward == -1.0 and "illegal" in info
-    assert e.state.summary()["penalty"] == [0, "illegal"]
+    assert e.game_state.summary()["penalty"] == [0, "illegal"]
     assert e.infos["player_1"]["scores"] == [-1.0, 1.0]
 
 
@@ -135,11 +135,12 @@ def test_simultaneous_moves_are_applied_jointly() -> None:
     turn is played when both have chosen."""
     e = env("bidding-wars", seed=4, cards=5)
     e.reset()
-    state = e.state
+    state = e.game_state
     assert e.agent_selection == "player_0"
     first_line = state.request(1)
     e.step(4)  # card 5
     assert e.agent_selection == "player_1" and state.turn == 0 and state.request(1) == first_line
+    assert not e.observe("player_0")["action_mask"].any()  # chosen: nothing left to decide
     obs, *_ = e.last()
     assert obs["action_mask"].tolist() == [1, 1, 1, 1, 1]
     e.step(0)  # card 1
@@ -149,7 +150,7 @@ def test_simultaneous_moves_are_applied_jointly() -> None:
     # An illegal card in a joint step forfeits the game, as in a match.
     e.step(4)  # card 5 again: not in the hand any more
     e.step(1)
-    assert all(e.terminations.values()) and e.state.summary()["forfeited_by"] == [0]
+    assert all(e.terminations.values()) and e.game_state.summary()["forfeited_by"] == [0]
 
 
 def test_spaces() -> None:

@@ -48,6 +48,7 @@ class RefereeEnv(AECEnv):
     * **Seeds**: ``reset(seed=s)`` plays deal 0 of a ``referee match --seed s``, and each
       later ``reset()`` without a seed the match's next deal (``referee.core.seeding``);
       the first ``reset()`` uses the constructor's ``seed``, or a random one.
+      ``deal`` is the episode's deal number, ``game_state`` its ``GameState``.
     """
 
     metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
@@ -95,7 +96,7 @@ class RefereeEnv(AECEnv):
         self._match_seed = seed
         self._next_deal = 0
         self._seed_of = None
-        self.state: GameState | None = None
+        self.game_state: GameState | None = None
 
     # ------------------------------------------------------------------ spaces
 
@@ -120,7 +121,7 @@ class RefereeEnv(AECEnv):
         #: The deal of this episode: game ``deal`` of ``referee match --seed match_seed``.
         self.deal = self._next_deal
         self._next_deal += 1
-        self.state = self.game.new_state(self.seats, random.Random(self._seed_of(self.deal)))
+        self.game_state = self.game.new_state(self.seats, random.Random(self._seed_of(self.deal)))
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
@@ -148,7 +149,7 @@ class RefereeEnv(AECEnv):
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
             return
-        assert self.state is not None
+        assert self.game_state is not None
         seat = self._seat[agent]
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
@@ -160,22 +161,21 @@ class RefereeEnv(AECEnv):
             self.infos[agent]["illegal"] = f"action {index} is not legal now (see the action mask)"
             self._lines.append((seat, "fault", b"illegal action %d" % index))
         else:
-            self._lines.append((seat, "reply", self.state.encode(seat, decoded)))
-        actors = tuple(self.state.to_act())
+            self._lines.append((seat, "reply", self.game_state.encode(seat, decoded)))
+        actors = tuple(self.game_state.to_act())
+        del self._legal[seat]  # its decision is made: its mask is all zeros until the next
         if len(actors) == 1:
-            del self._legal[seat]
             if decoded is Verdict.ILLEGAL:
-                self.state.penalize(seat, Verdict.ILLEGAL)
+                self.game_state.penalize(seat, Verdict.ILLEGAL)
             else:
-                self.state.apply(seat, decoded)
+                self.game_state.apply(seat, decoded)
         else:
             self._chosen[seat] = decoded
             if len(self._chosen) == len(actors):
                 actions = {s: a for s, a in self._chosen.items() if a is not Verdict.ILLEGAL}
                 penalties = {s: Verdict.ILLEGAL for s, a in self._chosen.items() if a is Verdict.ILLEGAL}
                 self._chosen = {}
-                self._legal = {}
-                self.state.apply_joint(actions, penalties)
+                self.game_state.apply_joint(actions, penalties)
         self._advance()
         self._accumulate_rewards()
         if self.render_mode == "human":
@@ -183,7 +183,7 @@ class RefereeEnv(AECEnv):
 
     def _advance(self) -> None:
         """Take in the lines told, then select the next seat to decide, or end the game."""
-        state = self.state
+        state = self.game_state
         assert state is not None
         for event in state.drain_events():
             self._lines.append((event.seat, "tell", event.line))
@@ -227,7 +227,7 @@ class RefereeEnv(AECEnv):
         return text
 
     def close(self) -> None:
-        self.state = None
+        self.game_state = None
 
     def __str__(self) -> str:
         return str(self.metadata["name"])

@@ -225,7 +225,7 @@ class GameState(abc.ABC):
     # Not on the match path: the referee never calls these while it plays.  They serve
     # the generic random player (:mod:`referee.games.random_play`), the conformance tests
     # (tests/test_game_conformance.py) and the PettingZoo environments (:mod:`referee.envs`),
-    # which wrap the rules above, never a copy of them.  Every game implements all five.
+    # which wrap the rules above, never a copy of them.  Every game implements them all.
     #
     # Actions are *indexed*: each game numbers every action it can ever accept, in any
     # position and for any seat, ``0 .. action_count() - 1`` (an environment's
