@@ -85,3 +85,82 @@ def test_a_bot_computing_past_its_limit_still_fails(tmp_path):
         assert not step.replayed, step
     else:
         assert step.outcome == steps.OVERLOADED and len(step.replayed) == steps.MAX_REPLAYS, step
+
+
+# ---------------------------------------------------------------------------- builds
+
+#: A build that needs 0.6 s of CPU: well within a 2.5 s wall limit on a quiet core.
+BURN_BUILD = (
+    "python3 -c 'import time\nend = time.process_time() + 0.6\nwhile time.process_time() < end: pass'"
+)
+
+
+def _build_in(tmp_path: Path, command: str, wall_s: float):
+    from referee.grade import build as building
+    from referee.grade.detect import Detected
+    from referee.seats.process import sandbox
+
+    source = tmp_path / "submissions" / "student"
+    source.mkdir(parents=True)
+    (source / "main.py").write_text("print(1)\n")
+    for path in [tmp_path, *tmp_path.rglob("*")]:
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    found = Detected("manifest", ["sh", "-c", command], ["python3", "main.py"], "test")
+    # rlimits first: a bot's own cgroup gets a CPU share of its own, which busy loops in
+    # another cgroup cannot starve much (that is one of the sandbox's merits).
+    layer = next(
+        layer for layer in (sandbox.Layer.RLIMITS, sandbox.Layer.NAMESPACES) if sandbox.problem(layer) is None
+    )
+    limits = building.BuildLimits(wall_s=wall_s)
+    return trio.run(building.build, "student", source, found, tmp_path / "bots", layer, limits)
+
+
+@pytest.mark.slow
+def test_a_build_starved_by_busy_loops_beside_it_is_built_again_not_timed_out(tmp_path, monkeypatch):
+    from referee.grade import build as building
+
+    before = os.sched_getaffinity(0)
+    hogs: list[subprocess.Popen] = []
+    runs: list = []
+    once = building._build_once
+
+    async def first_run_busy(*args, **kwargs):
+        step, why = await once(*args, **kwargs)
+        runs.append((step.outcome, why))
+        for hog in hogs:  # the load passes: the next build runs on a quiet core
+            hog.kill()
+        return step, why
+
+    monkeypatch.setattr(building, "_build_once", first_run_busy)
+    monkeypatch.setattr(building, "REPLAY_PAUSE_S", 0.5)
+    try:
+        # Six busy loops on every core (a build's cgroup, a cpuset, may move it to any),
+        # each in a session of its own: the sandbox starts the build in a new session,
+        # and with autogroup scheduling the CPU is shared between sessions first.
+        hogs += [
+            subprocess.Popen(
+                [sys.executable, "-c", HOG],
+                preexec_fn=lambda c=c: os.sched_setaffinity(0, {c}),
+                start_new_session=True,
+            )
+            for c in sorted(before)
+            for _ in range(6)
+        ]
+        step = _build_in(tmp_path, BURN_BUILD, 2.5)
+    finally:
+        for hog in hogs:
+            hog.kill()
+        for hog in hogs:
+            hog.wait()
+    outcome, why = runs[0]
+    assert outcome == "build-timeout" and why and "waited" in why, runs  # the load did bite, and was seen
+    # Built once the load passed — or, on a machine other jobs keep busy, not graded:
+    # never the student's build-timeout.
+    assert step.outcome in (OK, steps.OVERLOADED), step
+    assert step.replayed and "overloaded" in step.replayed[0], step
+    assert "the grading machine was overloaded" in step.summary
+
+
+def test_a_build_that_sleeps_past_its_limit_is_a_build_timeout(tmp_path):
+    step = _build_in(tmp_path, "sleep 100", 1.0)
+    assert step.outcome == "build-timeout" and not step.replayed, step

@@ -61,6 +61,7 @@ import trio
 from referee import games
 from referee.cli import arguments
 from referee.core import interrupts
+from referee.core import overload as machine
 from referee.core.botspec import BotSpec, BotSpecError, resolve
 from referee.core.limits import Limits, MiB
 from referee.core.records import GameRecord
@@ -94,17 +95,10 @@ LEFTOVER_MAX = 1 << 16
 STDERR_TAIL_LINES = 5
 
 #: Issue 28, a late answer (or a late exit on EOF) the grading machine caused, not the
-#: bot: while it was waited for, the bot used less than CPU_SHARE of the limit in CPU,
-#: and it spent at least WAIT_SHARE of the wait runnable but without a CPU (the
-#: kernel's run delay, /proc/PID/schedstat) — or the referee REFEREE_WAIT_SHARE.  A bot
-#: that computes past its limit uses the CPU it waits for; a hung bot sleeps (no run
-#: delay, however busy the machine).  From benchmarks/overload_thresholds.py: a
-#: computing process beside 0–6 busy loops on its core waits 0.64–0.94 of the time, a
-#: sleeping one 0.00; a process that wakes every 10 ms (as the referee) 0.20–0.26 on a
-#: machine at load 5 on 2 cores — hence the referee's higher bar (docs/grading.md).
-OVERLOAD_CPU_SHARE = 0.5
-OVERLOAD_WAIT_SHARE = 0.25
-OVERLOAD_REFEREE_WAIT_SHARE = 0.5
+#: bot: the rule and its thresholds are referee.core.overload's (docs/grading.md).
+OVERLOAD_CPU_SHARE = machine.CPU_SHARE
+OVERLOAD_WAIT_SHARE = machine.WAIT_SHARE
+OVERLOAD_REFEREE_WAIT_SHARE = machine.REFEREE_WAIT_SHARE
 
 ITEMS = (
     ("startup", "startup"),
@@ -142,24 +136,7 @@ class Eof:
     clean: bool
 
 
-def schedstat(pids: Sequence[int] | None = None) -> tuple[int, int]:
-    """CPU and run delay (ns) of every thread of ``pids`` (None: this process) so far,
-    from /proc/PID/task/TID/schedstat; (0, 0) for what cannot be read."""
-    cpu = wait = 0
-    for pid in ("self",) if pids is None else pids:
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
-                    on_cpu, delay, _ = fh.read().split(maxsplit=2)
-                cpu += int(on_cpu)
-                wait += int(delay)
-            except (OSError, ValueError):
-                continue
-    return cpu, wait
+schedstat = machine.schedstat
 
 
 @dataclass
@@ -175,11 +152,7 @@ class Overload:
 
     @property
     def machine_caused(self) -> bool:
-        starved = (
-            self.bot_wait >= OVERLOAD_WAIT_SHARE * self.wall
-            or self.referee_wait >= OVERLOAD_REFEREE_WAIT_SHARE * self.wall
-        )
-        return self.cpu < OVERLOAD_CPU_SHARE * self.limit and starved
+        return machine.machine_caused(self.cpu, self.limit, self.wall, self.bot_wait, self.referee_wait)
 
     def describe(self) -> str:
         return (

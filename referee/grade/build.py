@@ -52,14 +52,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
+import trio
 
-from referee.core import toml_values
+from referee.core import overload, toml_values
 from referee.core.botspec import MANIFEST, BotSpec
 from referee.core.limits import Limits, LimitsOverride, MiB
 from referee.core.verdict import Verdict
 from referee.grade import unpack
 from referee.grade.detect import Detected
-from referee.grade.model import OK, BuildStep
+from referee.grade.model import OK, OVERLOADED, BuildStep
 from referee.seats.process import sandbox
 from referee.seats.process.job import JobResult, run_job
 
@@ -78,6 +79,7 @@ OUTCOMES = (
     "build-too-large",
     "build-output",
     "build-error",
+    OVERLOADED,
 )
 
 
@@ -172,6 +174,25 @@ def _outcome(result: JobResult, wall_s: float) -> tuple[str, str]:
     return "compile-error", f"the build {how}"
 
 
+#: Issue 28: how often a build stopped at its wall-time limit while it was starved of
+#: CPU (:func:`machine_caused`) is run again, and the pause before each run.
+MAX_REPLAYS = 2
+REPLAY_PAUSE_S = 5.0
+
+
+def machine_caused(result: JobResult, wall_s: float) -> str | None:
+    """Why a build's timeout was the grading machine's fault, or None: it used less than
+    half its wall limit in CPU while its processes were runnable without a CPU a quarter
+    of the time (or the referee half of it) — :mod:`referee.core.overload`'s rule.  A build
+    that sleeps (``sleep 100000``) waits for nothing: its timeout is its own."""
+    if result.stopped is not Verdict.TIMEOUT:
+        return None
+    cpu, wall = result.cpu_s, result.seconds
+    if not overload.machine_caused(cpu, wall_s, wall, result.run_delay_s, result.referee_delay_s):
+        return None
+    return overload.describe(cpu, wall, wall_s, result.run_delay_s, result.referee_delay_s)
+
+
 async def build(
     student: str,
     source: Path,
@@ -185,8 +206,43 @@ async def build(
     """Build the submission in ``source`` as ``detected`` says, into ``bots/<student>/``.
 
     On success ``bots/<student>/`` is the built tree with its ``bot.toml``; on any
-    failure it does not exist.  Never raises for anything the submission does.
+    failure it does not exist.  Never raises for anything the submission does.  A build
+    timeout the machine caused (:func:`machine_caused`) is run again, at most
+    :data:`MAX_REPLAYS` times; after that the step is ``machine-overloaded``, the
+    grader's to run again (``--resume``), never the student's ``build-timeout``.
     """
+    replayed: list[str] = []
+    while True:
+        step, why = await _build_once(student, source, detected, bots, layer, limits, allow_root=allow_root)
+        if why is None:
+            break
+        if len(replayed) == MAX_REPLAYS:
+            step.outcome = OVERLOADED
+            step.summary = (
+                f"not graded: the grading machine was overloaded in {len(replayed) + 1} builds ({why}); "
+                "the grader runs it again"
+            )
+            break
+        replayed.append(f"build timeout: the grading machine was overloaded: {why}")
+        await trio.sleep(REPLAY_PAUSE_S)
+    if replayed:
+        step.replayed = replayed
+        times = "once" if len(replayed) == 1 else f"{len(replayed)} times"
+        step.summary += f" (built again {times}: the grading machine was overloaded)"
+    return step
+
+
+async def _build_once(
+    student: str,
+    source: Path,
+    detected: Detected,
+    bots: Path,
+    layer: sandbox.Layer,
+    limits: BuildLimits,
+    *,
+    allow_root: bool,
+) -> tuple[BuildStep, str | None]:
+    """One build: the step, and why its timeout was the machine's (None: it was not)."""
     final = bots / student
     unpack._discard(final)
     spec = BotSpec(name="build", argv=["/bin/sh", "-c", script(detected.build)], home=str(source))
@@ -222,7 +278,7 @@ async def build(
         )
         if result.stopped is not None or result.exit_code != 0:
             step.outcome, step.summary = _outcome(result, limits.wall_s)
-            return step
+            return step, machine_caused(result, limits.wall_s)
         tree_limits = unpack.UnpackLimits(max_bytes=cap, max_file_bytes=cap, printable_names=True)
         taken = unpack.unpack_one(archive, staging, tree_limits)
         if isinstance(taken, unpack.Refused):
@@ -230,7 +286,7 @@ async def build(
                 "build-too-large" if taken.outcome in ("too-large", "too-many-files") else "build-output"
             )
             step.summary = f"the built folder could not be taken back: {taken.reason}"
-            return step
+            return step, None
         (taken.path / MANIFEST).write_text(_manifest_text(student, detected.run, source), encoding="utf-8")
         os.replace(taken.path, final)
         step.bot_hash = taken.content_hash
@@ -238,4 +294,4 @@ async def build(
         shutil.rmtree(staging, ignore_errors=True)
     what = "built" if detected.build else "nothing to build"
     step.summary = f"{what} ({detected.kind}) in {result.seconds:.1f} s"
-    return step
+    return step, None

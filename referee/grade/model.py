@@ -20,6 +20,9 @@ import msgspec
 STEPS = ("unpack", "build", "check", "qualify", "compete")
 
 OK = "ok"
+#: Issue 28: a step not graded because the grading machine was overloaded in every
+#: replay of it (a grader fault: ``referee grade --resume`` runs it again).
+OVERLOADED = "machine-overloaded"
 #: A step skipped by configuration (``check.enabled = false``, no qualification).
 SKIPPED = "skipped"
 
@@ -63,6 +66,9 @@ class BuildStep(Step, kw_only=True, omit_defaults=True):
     #: The content hash of the built tree (before its bot.toml): what a stored
     #: tournament is checked against, so a bot built anew starts its tournament anew.
     bot_hash: str | None = None
+    #: Issue 28: earlier builds set aside as the machine's fault (a build timeout while
+    #: it was starved of CPU), why.
+    replayed: list[str] = []
 
 
 class CheckItem(msgspec.Struct, kw_only=True, omit_defaults=True):
@@ -132,6 +138,10 @@ class QualifyStep(Step, kw_only=True, omit_defaults=True):
     command: str = ""
     #: What to do about a failed qualification, one line.
     hint: str = ""
+    #: Issue 28: games played again because the bot's timeout or slow start in them was
+    #: the grading machine's fault (the bot starved of CPU), and the first reasons.
+    replayed: int = 0
+    replayed_details: list[str] = []
 
 
 class Replay(msgspec.Struct, kw_only=True):
@@ -143,6 +153,8 @@ class Replay(msgspec.Struct, kw_only=True):
 
 class CompeteStep(Step, kw_only=True, omit_defaults=True):
     format: str = ""
+    #: Issue 28: its games played again as the grading machine's fault (as for qualifying).
+    replayed: int = 0
     rank: int | None = None
     rank_range: list[int] | None = None
     #: Its rating and 95 % interval, in ``rating_unit`` ("Elo", "points per game").

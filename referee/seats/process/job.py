@@ -21,6 +21,7 @@ from typing import BinaryIO
 
 import trio
 
+from referee.core import overload
 from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
 from referee.core.verdict import BotFault, Verdict
@@ -28,6 +29,9 @@ from referee.seats.process import sandbox
 from referee.seats.process.bot import BotProcess
 
 _READ_SIZE = 1 << 16
+#: How often a job's processes' run delay is sampled (issue 28): a compiler process
+#: starved of CPU lives for many samples; the delay of one gone between two is lost.
+_DELAY_SAMPLE_S = 0.2
 
 
 @dataclass
@@ -49,6 +53,10 @@ class JobResult:
     seconds: float
     #: The isolation it ran under, described (layer, uid, parts).
     sandbox: str
+    #: Issue 28: seconds its processes were runnable without a CPU (the kernel's run
+    #: delay, sampled), and the referee's own over the job.
+    run_delay_s: float = 0.0
+    referee_delay_s: float = 0.0
 
     @property
     def exit_code(self) -> int | None:
@@ -129,9 +137,12 @@ async def run_job(
     deadline = started + wall_s
     job = Job(spec, limits, layer=layer, allow_root=allow_root)
     output, cut = b"", False
+    delays: dict[tuple[int, str], int] = {}  # (pid, tid) -> its run delay when last seen
+    referee_before = overload.referee_delay_ns()
     async with trio.open_nursery() as nursery:
         try:
             await job.start(nursery)
+            nursery.start_soon(_sample_delays, job, delays)
             job._close_fd("_wfd")  # nothing to read: a job that waits for input sees EOF
             output, cut = await job.output(deadline, output_limit, sink)
             if job.death is None:
@@ -152,4 +163,30 @@ async def run_job(
         peak_rss_bytes=job.peak_rss,
         seconds=trio.current_time() - started,
         sandbox=job.sandbox,
+        run_delay_s=sum(delays.values()) / 1e9,
+        referee_delay_s=max(0, overload.referee_delay_ns() - referee_before) / 1e9,
     )
+
+
+async def _sample_delays(job: Job, delays: dict[tuple[int, str], int]) -> None:
+    """Every :data:`_DELAY_SAMPLE_S`, the run delay of each thread of the job's processes
+    (``/proc/PID/task/TID/schedstat``), until cancelled."""
+    while True:
+        await trio.sleep(_DELAY_SAMPLE_S)
+        if job.death is not None or job.exit_status is not None:
+            continue
+        for proc in job._tree():
+            if proc.pid in job._supervisors:
+                continue
+            try:
+                tasks = os.listdir(f"/proc/{proc.pid}/task")
+            except OSError:
+                continue
+            for tid in tasks:
+                try:
+                    with open(f"/proc/{proc.pid}/task/{tid}/schedstat", "rb") as fh:
+                        delay = int(fh.read().split(maxsplit=2)[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+                key = (proc.pid, tid)
+                delays[key] = max(delays.get(key, 0), delay)
