@@ -22,6 +22,7 @@ import msgspec
 import trio
 
 from referee import __version__, games
+from referee.cli import arena as arena_cli
 from referee.cli import arguments, check, grade, output, plan, play, replay, serve, standings, tournament
 from referee.cli.arguments import EXIT_CANNOT_START, EXIT_CANNOT_WRITE, EXIT_OK, EXIT_USAGE
 from referee.cli.arguments import say as _say
@@ -170,6 +171,7 @@ def build_parser() -> argparse.ArgumentParser:
     grade.add_parser(sub)
     replay.add_parser(sub)
     serve.add_parsers(sub)
+    arena_cli.add_parsers(sub)
 
     bench = sub.add_parser(
         "bench",
@@ -471,6 +473,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "replay": replay.main,
         "serve": serve.serve_main,
         "connect": serve.connect_main,
+        "arena": arena_cli.main,
+        "submit": arena_cli.submit_main,
     }[args.command]
     return handler(args)
 
