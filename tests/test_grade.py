@@ -318,3 +318,48 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
         done = grade(*args)
         assert done.returncode == 2
         assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
+
+
+def test_a_resume_plays_the_snapshots_taken_at_the_start_whatever_changed_beside_them(small: Path) -> None:
+    """Issue 25, item 1: a grading run plays from its own snapshot of every bot, made at
+    the start under its folder (the submissions unpacked into OUT/submissions, the house
+    bots copied into OUT/house); a resume plays those, and says so: a house bot edited,
+    a submission changed and a log dropped into SUBMISSIONS_DIR afterwards change nothing."""
+    house = small / "house"
+    house.mkdir()
+    samples = Path(__file__).resolve().parents[1] / "sample_players" / "yahtzee"
+    shutil.copy2(samples / "greedy_player.py", house / "greedy.py")
+    shutil.copy2(samples / "random_player.py", house / "random_player.py")
+    _readable(house)
+    config = small / "grading.toml"
+    config.write_text(
+        config.read_text().replace('house = ["sample:greedy_player"]', 'house = ["python3 house/greedy.py"]')
+    )
+    out = small / "out"
+    first = grade(str(small / "class"), "--config", str(config), "--out", str(out), "--concurrency", "2")
+    assert first.returncode == 0, first.stderr
+    book = gradebook(out)
+    assert {s: row["outcome"] for s, row in book.items()} == SMALL_OUTCOMES
+    assert (out / "house" / "greedy" / "greedy.py").is_file()
+
+    # After the start: the house bot's original now plays at random, a log grows beside
+    # it, alice's folder changes, and a stray file lands among the submissions.
+    (house / "greedy.py").write_bytes((samples / "random_player.py").read_bytes())
+    (house / "run.log").write_text("a log\n")
+    (small / "class" / "alice" / "README.txt").write_text("resubmitted\n")
+    (small / "class" / "run.log").write_text("not a student\n")
+    # alice's steps 3-5 are played again, from the snapshots.
+    for name in ("check.json", "qualify.json", "compete.json"):
+        (out / "students" / "alice" / name).unlink()
+    shutil.rmtree(out / "compete" / "alice")
+    again = grade("--resume", str(out))
+    assert again.returncode == 0, again.stderr
+    said = again.stdout + again.stderr
+    assert "playing the submissions as unpacked when the grading started" in said, said
+    assert f"playing the house bots' snapshots in {out / 'house'}" in said, said
+    assert gradebook(out) == book  # not alice's new folder, not a student "run", the same house bot
+
+    # A snapshot changed under the run's folder is refused in one line, not played.
+    (out / "house" / "greedy" / "greedy.py").write_text("raise SystemExit(1)\n")
+    refused = grade("--resume", str(out))
+    assert refused.returncode == 2 and "changed since the grading started" in refused.stderr, refused.stderr

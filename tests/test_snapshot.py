@@ -89,7 +89,7 @@ def test_a_snapshot_is_whole_or_absent_and_a_stale_one_is_taken_again(tmp_path):
     (out / "bots" / spec.name).mkdir()  # a start killed before its store existed
     taken = snapshot.take({spec.name: spec}, out)[spec.name]
     assert taken.home == str((out / "bots" / spec.name).resolve())
-    assert sorted(os.listdir(out / "bots")) == [spec.name]
+    assert sorted(os.listdir(out / "bots")) == [spec.name, snapshot.SOURCES]
     assert sorted(os.listdir(taken.home)) == ["bot.toml", "competent"]
     assert taken.argv == [str(Path(taken.home) / "competent")]
 
@@ -192,3 +192,17 @@ def test_a_kill_during_a_snapshot_leaves_no_tournament_and_the_same_command_star
     assert again.returncode == 0, again.stderr[-2000:]
     assert not list((tmp_path / "t" / "bots").glob(".taking-*"))
     assert (tmp_path / "t" / "bots" / "big" / "data.bin").stat().st_size == 150 << 20
+
+
+def test_the_interpreter_that_runs_a_script_is_the_machines_not_copied(tmp_path):
+    """A bot run by the referee's own Python (a virtualenv's or pyenv's `python`, a link
+    outside any system directory: `sample:` players in grading) keeps its interpreter in
+    place; a copy of it would be a dangling link in the snapshot."""
+    (tmp_path / "bot.py").write_text("print('hi')\n")
+    spec = resolve(f"{sys.executable} {tmp_path / 'bot.py'}", tmp_path)
+    assert _rels(spec) == {"bot.py"}
+    taken = snapshot.take({spec.name: spec}, tmp_path / "out")[spec.name]
+    assert taken.argv == [sys.executable, str(tmp_path / "out" / "bots" / spec.name / "bot.py")]
+    assert snapshot.sources(tmp_path / "out") == {spec.name: str(tmp_path)}
+    done = subprocess.run(taken.argv, capture_output=True, text=True, timeout=60)
+    assert done.stdout == "hi\n"

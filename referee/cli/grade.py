@@ -177,6 +177,7 @@ def _usage(args: argparse.Namespace) -> Grading:
         only=args.only,
         say=lambda line: print(line, flush=True),
         sandbox_requested=requested_sandbox,
+        resumed=bool(args.resume or regrade),
     )
 
 

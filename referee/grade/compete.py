@@ -35,6 +35,7 @@ from referee.grade.config import GradingConfig
 from referee.grade.model import OK, CompeteStep, Forfeit, Replay, Standing
 from referee.grade.steps import referee_command, run_child
 from referee.seats.process.stderr import stderr_tail
+from referee.tournament import snapshot
 from referee.tournament.store import Store, StoreError
 
 GAUNTLET = "gauntlet"
@@ -165,8 +166,16 @@ async def run_tournament(folder: Path, toml: str, concurrency: int) -> Competiti
         result.error = f"referee tournament left no standings: {exc}"
         return result
     try:
+        # The tournament plays its own snapshot of each bot (results/bots/NAME): a student
+        # is found by the folder the snapshot was taken from.
+        origins = snapshot.sources(out)
         with Store.read(out) as stored:
-            result.homes = {name: spec.home for name, spec in stored.bots().items()}
+            result.homes = {
+                name: origins.get(Path(spec.home).name, spec.home)
+                if snapshot.is_snapshot(spec, out)
+                else spec.home
+                for name, spec in stored.bots().items()
+            }
     except (OSError, StoreError, sqlite3.Error) as exc:
         result.error = f"referee tournament's store cannot be read: {exc}"
         return result

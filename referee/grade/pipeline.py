@@ -11,9 +11,12 @@ The steps, each recorded per student the moment it ends (``OUT/students/<id>/<st
    student, the class overview, and ``manifest.json``.
 
 Steps 2–4 run per student, ``concurrency`` students at once; a student stops at their
-first failed step (its outcome is their gradebook outcome).  Resuming (``--resume``)
-keeps every recorded step of a student whose submission unpacks to the same content
-hash, and resumes the tournament from its store; a changed submission is graded anew.
+first failed step (its outcome is their gradebook outcome).  Every bot plays from the
+run's own snapshot, made at its start: the submissions as unpacked, the house bots and
+the qualifying opponent copied into ``OUT/house/`` (referee.tournament.snapshot).
+Resuming (``--resume``) plays those snapshots (SUBMISSIONS_DIR is not read again once
+every submission was unpacked), keeps every recorded step, and resumes the tournament
+from its store.
 ``--only ID`` grades one student's steps 1–4 again and their competition alone where the
 format allows it (a gauntlet against the house); otherwise the competition is run
 again for everyone, which the run says.
@@ -27,6 +30,7 @@ import functools
 import json
 import os
 import platform
+import shlex
 import shutil
 import sys
 import time
@@ -38,7 +42,8 @@ import msgspec
 import trio
 
 from referee import __version__, games
-from referee.core import interrupts
+from referee.core import botspec, interrupts
+from referee.core.botspec import BotSpecError
 from referee.games.base import Standing as GameStanding
 from referee.grade import build as building
 from referee.grade import compete as competing
@@ -60,6 +65,8 @@ from referee.grade.model import (
     UnpackStep,
 )
 from referee.seats.process import sandbox
+from referee.tournament import snapshot
+from referee.tournament.store import content_hash
 
 _STEP_TYPES = {
     "unpack": UnpackStep,
@@ -69,6 +76,12 @@ _STEP_TYPES = {
     "compete": CompeteStep,
 }
 MANIFEST = "manifest.json"
+#: The house bots' and the qualifying opponent's snapshots (``OUT/house/NAME/``), and
+#: the command that runs each (``OUT/house/commands.json``).
+HOUSE_DIR = "house"
+HOUSE_COMMANDS = "commands.json"
+#: The students whose submissions the run's start unpacked (all of them): a resume plays those.
+UNPACKED = "unpacked.json"
 #: Outcomes that are the grading machine's fault, not the student's: reported loudly,
 #: and run again by --resume.
 GRADER_FAULTS = ("grader-error", "build-error", steps.OVERLOADED)
@@ -120,6 +133,11 @@ class Grading:
     guard: interrupts.Guard | None = None
     #: The layer named with --sandbox (None: chosen, the machine's strongest).
     sandbox_requested: str | None = None
+    #: ``--resume`` (or ``--only``) of a run in ``out``: it plays the snapshots taken at its start.
+    resumed: bool = False
+    #: The house bots and the qualifying opponent as configured, each with the command
+    #: that runs its snapshot in ``OUT/house/`` (:meth:`_take_house`).
+    house_commands: dict[str, str] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ places
 
@@ -153,6 +171,7 @@ class Grading:
         started = time.monotonic()
         self.out.mkdir(parents=True, exist_ok=True)
         self._write_manifest(None, "running")
+        self._take_house()
         results = self._unpack()
         self._trio(self._steps, results)
         self._report_partial(results)
@@ -166,8 +185,84 @@ class Grading:
         if signum is not None:
             raise Stopped(signum)
 
+    # ------------------------------------------------------------------ snapshots
+
+    def _take_house(self) -> None:
+        """Snapshot the house bots and the qualifying opponent into ``OUT/house/NAME/``
+        once, at the run's start (referee.tournament.snapshot: a bot.toml folder whole, a
+        loose command the files it names); every step after, and every resume, plays those
+        copies, checked against their recorded hashes.  ``OUT/house/commands.json`` holds
+        the command that runs each, by the word configured."""
+        words = list(self.config.compete.house) if self.config.compete.enabled else []
+        if self.config.qualify.enabled:
+            words.append(self.config.qualify.opponent)
+        words = list(dict.fromkeys(words))
+        record = self.out / HOUSE_DIR / HOUSE_COMMANDS
+        try:
+            stored = json.loads(record.read_text())
+        except (OSError, ValueError):
+            stored = None
+        if isinstance(stored, dict) and all(w in stored for w in words):
+            for word in words:
+                try:
+                    spec = botspec.resolve(stored[word]["command"], self.out)
+                    same = content_hash(spec) == stored[word]["hash"]
+                except (BotSpecError, KeyError, TypeError):
+                    same = False
+                if not same:
+                    raise GradeError(
+                        f"the snapshot of house bot {word!r} in {self.out / HOUSE_DIR} changed since the grading "
+                        "started (or is gone): grade into a new --out"
+                    )
+            self.house_commands = {w: stored[w]["command"] for w in words}
+            if self.resumed and words:
+                self.say(
+                    f"playing the house bots' snapshots in {self.out / HOUSE_DIR} (taken when the grading started)"
+                )
+            return
+        try:
+            specs = botspec.unique_names(
+                botspec.resolve(grading_config.bot_command(w, self.game, self.base), self.base) for w in words
+            )
+            moved = snapshot.take({w: s for w, s in zip(words, specs, strict=True)}, self.out, HOUSE_DIR)
+        except (BotSpecError, grading_config.GradingConfigError) as exc:
+            raise GradeError(str(exc)) from None
+        entries = {}
+        for word, spec in moved.items():
+            home = Path(spec.home)
+            command = str(home) if (home / botspec.MANIFEST).is_file() else shlex.join(spec.argv)
+            entries[word] = {"command": command, "hash": content_hash(spec)}
+        write_json(record, entries)
+        self.house_commands = {w: entries[w]["command"] for w in words}
+
+    def _house(self, word: str) -> str:
+        """The command that runs a configured house bot's (or opponent's) snapshot."""
+        return self.house_commands.get(word) or grading_config.bot_command(word, self.game, self.base)
+
     def _unpack(self) -> dict[str, StudentResult]:
-        """Step 1 for everyone (or for --only); earlier records kept when unchanged."""
+        """Step 1 for everyone (or for --only); earlier records kept when unchanged.
+        A resume of a run whose submissions were all unpacked plays those copies
+        (``OUT/submissions``): SUBMISSIONS_DIR is not read again (``--only ID`` grades a
+        submission handed in again)."""
+        if self.resumed and self.only is None:
+            try:
+                unpacked = json.loads((self.out / UNPACKED).read_text())["students"]
+            except (OSError, ValueError, KeyError, TypeError):
+                unpacked = None
+            if isinstance(unpacked, list):
+                results = {s: self._reload(s) for s in unpacked if (self.folder(s) / "unpack.json").is_file()}
+                self.say(
+                    f"playing the submissions as unpacked when the grading started, in {self.out / 'submissions'} "
+                    f"({len(results)} students): {self.submissions} is not read again; a submission handed in "
+                    "again since is graded with --only ID"
+                )
+                return dict(sorted(results.items()))
+        results = self._unpack_entries()
+        if self.only is None:
+            write_json(self.out / UNPACKED, {"students": sorted(results)})
+        return results
+
+    def _unpack_entries(self) -> dict[str, StudentResult]:
         limits = self.config.unpack.limits()
         dest = self.out / "submissions"
         if self.only is None:
@@ -344,7 +439,7 @@ class Grading:
             q = self.config.qualify
             if q.enabled:
                 game_cls = games.get(self.game)
-                opponent = grading_config.bot_command(q.opponent, self.game, self.base)
+                opponent = self._house(q.opponent)
                 qualify = await steps.qualify(
                     student, bot, opponent, self.game, game_cls.standing, games=q.games,
                     seed=steps.step_seed(self.seed, "qualify", student), rule=q.rule,
@@ -372,7 +467,7 @@ class Grading:
             return
         qualified = self._qualified(results)
         hashes = {s: results[s].build.bot_hash for s in qualified}
-        house = [grading_config.bot_command(h, self.game, self.base) for h in c.house]
+        house = [self._house(h) for h in c.house]
         arena = competing.Arena(
             config=self.config, game=self.game, house=house, folder=self.out / "compete",
             students_folder=self.students_dir, seed=steps.step_seed(self.seed, "compete", ""),

@@ -41,10 +41,12 @@ file; a sample Python player with ``protocol`` is ~20 files, ~0.2 MB, a few ms
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import stat
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -100,7 +102,7 @@ def files_of(spec: BotSpec) -> dict[str, Path]:
                 raise _too_big(spec.name, f"more than {MAX_FILES} files under {home}")
 
     named = [Path(w) for w in spec.argv if os.path.isabs(w) and os.path.isfile(w)]
-    named = [p for p in named if _in(p, home) or not _system(p)]
+    named = [p for p in named if _in(p, home) or not (_system(p) or _runtime(p, spec.argv))]
     if (home / MANIFEST).is_file():
         for path in _tree(home):
             add(path, str(path.relative_to(home)))
@@ -146,6 +148,31 @@ def _system(path: Path) -> bool:
     return any(text == d or text.startswith(d + "/") for d in SYSTEM_DIRS)
 
 
+#: Programs that run a bot's file rather than being the bot: installed where they are.
+_RUNTIMES = re.compile(
+    r"(python|pypy|java|node|deno|bun|ruby|perl|php|lua|luajit|julia|Rscript|dotnet|mono|bash|sh|dash|zsh)"
+    r"[0-9.]*(\.exe)?"
+)
+
+
+def _runtime(path: Path, argv: list[str]) -> bool:
+    """Whether ``path``, named outside the bot's home, is the machine's installed runtime
+    that runs the bot (``python3`` of a virtualenv or pyenv, ``java``, ``node``…), not a
+    file of the bot: its program word when it names an interpreter by name or is the
+    referee's own Python (or lies in that Python's installation).  Such a runtime is run
+    in place, as before (the sandbox shows its installation), never copied: a copied
+    virtualenv ``python`` is a dangling link, and an installation is no part of a bot."""
+    if str(path) != argv[0]:
+        return False
+    if _RUNTIMES.fullmatch(path.name):
+        return True
+    real = os.path.realpath(path)
+    if real in {os.path.realpath(sys.executable), os.path.realpath(getattr(sys, "_base_executable", ""))}:
+        return True
+    prefixes = {sys.prefix, sys.base_prefix, sys.exec_prefix}
+    return any(_in(Path(p), Path(prefix)) for p in (str(path), real) for prefix in prefixes if prefix)
+
+
 def _in(path: Path, home: Path) -> bool:
     try:
         path.relative_to(home)
@@ -182,7 +209,7 @@ def _copy(files: dict[str, Path], target: Path) -> None:
         dest = target / rel
         dest.parent.mkdir(parents=True, exist_ok=True)
         dirs.update(p for p in dest.parents if _in(p, target))
-        if source.is_symlink():
+        if source.is_symlink() and not rel.startswith("_named/"):
             os.symlink(os.readlink(source), dest)
             continue
         shutil.copy2(source, dest)
@@ -213,24 +240,27 @@ def _moved(spec: BotSpec, files: dict[str, Path], target: Path) -> BotSpec:
     return msgspec.structs.replace(spec, argv=argv, home=str(target))
 
 
-def is_snapshot(spec: BotSpec, out: Path) -> bool:
-    """Whether ``spec`` already runs from the tournament's own folder (a snapshot, or a
+def is_snapshot(spec: BotSpec, out: Path, folder: str = BOTS_DIR) -> bool:
+    """Whether ``spec`` already runs from the run's own folder (a snapshot, or a
     folder entry's copy)."""
-    return _in(Path(spec.home).resolve(), (out / BOTS_DIR).resolve())
+    return _in(Path(spec.home).resolve(), (out / folder).resolve())
 
 
-def take(specs: dict[str, BotSpec], out: Path) -> dict[str, BotSpec]:
-    """Snapshot every bot into ``out/bots/NAME/`` (module docstring); the specs that run
-    the snapshots, by name.  BotSpecError (one line) when a bot is too big."""
-    root = out.resolve() / BOTS_DIR
+def take(specs: dict[str, BotSpec], out: Path, folder: str = BOTS_DIR) -> dict[str, BotSpec]:
+    """Snapshot every bot into ``out/FOLDER/NAME/`` (module docstring; FOLDER is
+    ``bots`` for a tournament, ``house`` for a grading run's own bots); the specs that run
+    the snapshots, by name.  BotSpecError (one line) when a bot is too big.  Where each
+    snapshot came from is recorded in ``out/FOLDER/sources.json`` (:func:`sources`)."""
+    root = out.resolve() / folder
     root.mkdir(parents=True, exist_ok=True)
     for stale in root.glob(".taking-*"):  # a start killed mid-snapshot
         shutil.rmtree(stale, ignore_errors=True)
     plans = {}
     for name, spec in specs.items():
-        if not is_snapshot(spec, out):
+        if not is_snapshot(spec, out, folder):
             plans[name] = files_of(spec)  # all checked before anything is copied
     moved = dict(specs)
+    origins = sources(out, folder)
     for name, files in plans.items():
         spec = specs[name]
         target = root / spec.name
@@ -240,15 +270,43 @@ def take(specs: dict[str, BotSpec], out: Path) -> dict[str, BotSpec]:
             shutil.rmtree(target)
         os.rename(temporary, target)
         moved[name] = _moved(spec, files, target)
+        origins[spec.name] = spec.home
+    _write_sources(root, origins)
     _sync_dir(root)
     return moved
 
 
-def describe(specs: Iterable[BotSpec], out: Path) -> str:
+#: Where each snapshot came from (its original home), by the snapshot's folder name.
+SOURCES = "sources.json"
+
+
+def sources(out: Path, folder: str = BOTS_DIR) -> dict[str, str]:
+    """Each snapshot's original home (the directory it was taken from), by its folder
+    name under ``out/FOLDER``: a grading run finds its students' bots in a tournament's
+    store by it.  Empty for a run that recorded none."""
+    try:
+        data = json.loads((out / folder / SOURCES).read_text())
+    except (OSError, ValueError):
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def _write_sources(root: Path, origins: dict[str, str]) -> None:
+    temporary = root / f".{SOURCES}.{os.getpid()}"
+    with open(temporary, "w") as fh:
+        json.dump(origins, fh, indent=1, sort_keys=True)
+        fh.flush()
+        os.fsync(fh.fileno())
+    os.replace(temporary, root / SOURCES)
+
+
+def describe(
+    specs: Iterable[BotSpec], out: Path, folder: str = BOTS_DIR, started: str = "the tournament started"
+) -> str:
     """``--resume``'s line: which copies of the bots it plays."""
     specs = list(specs)
-    taken = [s for s in specs if is_snapshot(s, out)]
+    taken = [s for s in specs if is_snapshot(s, out, folder)]
     if len(taken) == len(specs):
-        return f"playing the bots' snapshots in {out / BOTS_DIR} (taken when the tournament started)"
+        return f"playing the bots' snapshots in {out / folder} (taken when {started})"
     loose = ", ".join(s.name for s in specs if s not in taken)
-    return f"playing {loose} from their original paths (a tournament started before bots were snapshotted)"
+    return f"playing {loose} from their original paths (a run started before bots were snapshotted)"
