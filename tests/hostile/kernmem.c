@@ -15,6 +15,11 @@
  *   prctl_seccomp  a filter stacked with prctl(PR_SET_SECCOMP)
  *   pipesz         a pipe grown to 1 MiB with fcntl(F_SETPIPE_SZ)
  *   sigqueue       real-time signals queued to itself (blocked) until refused
+ *   sockbuf        10 helper children, each holding ~38 MiB written into socketpairs it
+ *                  never reads (send buffers raised with SO_SNDBUF where allowed), then
+ *                  waiting; "sockbuf held N MiB" sums what the children report (a child
+ *                  the kernel killed for memory reports nothing).  The children exit by
+ *                  themselves within 20 s (alarm) and die with their parent
  *
  * shm and msg leave what they make in their IPC namespace (that is the attack): they take
  * the test's IPC namespace as a second argument (the target of /proc/self/ns/ipc) and
@@ -31,6 +36,8 @@
 #include <sys/msg.h>
 #include <sys/prctl.h>
 #include <sys/shm.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 
@@ -39,6 +46,58 @@
 #endif
 
 #define CHUNK (32u << 20)
+#define SOCK_CHILDREN 10
+#define SOCK_EACH (38L << 20)
+
+/* One helper child of sockbuf: fill socketpairs (both directions, never read) up to
+ * SOCK_EACH bytes or until descriptors run out, report the bytes held on `report`, wait. */
+static _Noreturn void sockbuf_child(int report)
+{
+    static char buf[65536];
+    memset(buf, 1, sizeof buf);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    alarm(20);
+    long held = 0;
+    while (held < SOCK_EACH) {
+        int sv[2];
+        if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+            break;
+        int size = 4 << 20;
+        for (int end = 0; end < 2; end++) {
+            setsockopt(sv[end], SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+            setsockopt(sv[end], SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+            fcntl(sv[end], F_SETFL, O_NONBLOCK);
+        }
+        for (int end = 0; end < 2 && held < SOCK_EACH; end++)
+            for (ssize_t n; held < SOCK_EACH && (n = write(sv[end], buf, sizeof buf)) > 0;)
+                held += n;
+    }
+    write_all(report, (const char *)&held, sizeof held);
+    close(report);
+    for (;;)
+        pause();
+}
+
+static long sockbuf(int *err)
+{
+    int p[2];
+    if (pipe(p) < 0) { *err = errno; return 0; }
+    for (int i = 0; i < SOCK_CHILDREN; i++) {
+        pid_t pid = fork();
+        if (pid == 0) {
+            close(p[0]);
+            sockbuf_child(p[1]);
+        }
+        if (pid < 0) { *err = errno; break; }
+    }
+    close(p[1]);
+    long total = 0, held;
+    /* EOF once every child has reported or died. */
+    for (int i = 0; i < SOCK_CHILDREN && read(p[0], &held, sizeof held) == (ssize_t)sizeof held; i++)
+        total += held;
+    close(p[0]);
+    return total >> 20;
+}
 
 static char reply[256];
 
@@ -156,6 +215,9 @@ static void attack(const char *mode, const char *host_ipc)
             held = 1024;
         err = errno;
         result(mode, held, "KiB", err);
+    } else if (strcmp(mode, "sockbuf") == 0) {
+        held = sockbuf(&err);
+        result(mode, held, "MiB", err);
     } else if (strcmp(mode, "sigqueue") == 0) {
         sigset_t set;
         sigemptyset(&set);

@@ -27,10 +27,29 @@ cgroup v2
     from the rule; a container's namespace root holding processes is not, and that is
     reported as the reason) and in ``referee-<pid>``, which never holds a process.  The
     ``cpu`` controller is not enabled: ``cpu.stat``'s ``usage_usec`` is there without
-    it.  Delegated (non-root) subtrees are not supported.
+    it.
 
-Only root may use this: joining writes root-owned ``cgroup.procs`` files, so a bot that
-drops to a uid of its own must join before it does.
+Without root, where the user has a cgroup of its own (``delegated``):
+
+cgroup v2, delegated (systemd's ``Delegate=yes``: ``systemd-run --user --scope -p
+    Delegate=yes``, or the ``user@UID.service`` subtree every desktop login gets)
+    The referee's own v2 cgroup ``C`` counts as delegated when ``C``, its
+    ``cgroup.procs`` and ``cgroup.subtree_control`` belong to the user and ``memory`` and
+    ``pids`` are in its ``cgroup.controllers``.  v2's "no internal processes" rule then
+    asks for leaves, as systemd's delegation model describes: on the first bot the
+    processes of ``C`` (the referee, the shell that started it) move into the leaf
+    ``C/referee-main``, ``+pids +memory`` go into ``C``'s ``cgroup.subtree_control``,
+    and the bots under ``C/referee-<pid>/<bot>`` as above.  A referee started later from
+    ``referee-main`` (a tournament's worker, the same shell) uses ``C`` again.
+cgroup v1, delegated (an administrator's ``chown`` of a cgroup directory per hierarchy)
+    The v1 layout above, when the referee's own directory in each of the four
+    hierarchies is writable by the user.
+
+v1's memory controller counts kernel memory (socket and pipe buffers included) in
+``memory.usage_in_bytes`` too, on kernels since 5.x; v2's always did.
+
+A bot that drops to a uid of its own must join before it does: joining writes the
+referee's ``cgroup.procs`` files.
 """
 
 from __future__ import annotations
@@ -42,16 +61,20 @@ import signal
 import time
 from collections.abc import Callable, Iterable, Iterator
 
-__all__ = ["PARENT_PREFIX", "BotCgroup", "Unavailable", "cleanup_stale", "join", "probe"]
+__all__ = ["LEAF", "PARENT_PREFIX", "BotCgroup", "Unavailable", "cleanup_stale", "join", "probe"]
 
 #: The referee's parent cgroup is ``PARENT_PREFIX + str(os.getpid())``.
 PARENT_PREFIX = "referee-"
+#: Delegated v2: the leaf the processes of the referee's own cgroup move into.
+LEAF = "referee-main"
 #: v1 hierarchies a bot gets a directory in.
 _V1_ROLES = ("pids", "memory", "cpuacct", "freezer")
 #: v2 controllers enabled for the bots.
 _V2_CONTROLLERS = ("pids", "memory")
 #: How long remove() keeps retrying an rmdir that fails with EBUSY.
 _RMDIR_PATIENCE = 1.0
+#: How long moving the processes of a delegated cgroup into its leaf may take.
+_VACATE_PATIENCE = 1.0
 
 
 class Unavailable(Exception):
@@ -76,7 +99,7 @@ def join(procs_paths: Iterable[str]) -> None:
 class _Layout:
     """Where bot cgroups go here: the referee's parent is made in each base directory."""
 
-    __slots__ = ("bases", "controllers", "mounts", "roles", "version")
+    __slots__ = ("bases", "controllers", "delegated", "mounts", "roles", "vacated", "version")
 
     def __init__(
         self,
@@ -85,8 +108,14 @@ class _Layout:
         roles: dict[str, int],
         controllers: tuple[str, ...],
         mounts: tuple[str, ...] | None = None,
+        *,
+        delegated: bool = False,
     ) -> None:
         self.version = version
+        #: A subtree delegated to a user (not root): see the module's docstring.
+        self.delegated = delegated
+        #: Delegated v2: the base's processes are in its leaf, its controllers enabled.
+        self.vacated = False
         #: v1: one per distinct hierarchy; v2: one.
         self.bases = bases
         #: Where each base's hierarchy is mounted (cleanup_stale searches all of it).
@@ -97,7 +126,8 @@ class _Layout:
         self.controllers = controllers
 
     def __repr__(self) -> str:
-        return f"_Layout(v{self.version}, {self.bases}, {self.controllers})"
+        kind = ", delegated" if self.delegated else ""
+        return f"_Layout(v{self.version}, {self.bases}, {self.controllers}{kind})"
 
     def create(self, name: str, pids_max: int, memory_max: int | None) -> BotCgroup:
         """Make (and configure) one bot's directories, or undo everything and raise."""
@@ -105,6 +135,9 @@ class _Layout:
         parents = tuple(os.path.join(base, f"{PARENT_PREFIX}{os.getpid()}") for base in self.bases)
         made: list[str] = []
         try:
+            if self.version == 2 and self.delegated and not self.vacated:
+                _vacate(self.bases[0], self.controllers)
+                self.vacated = True
             if self.version == 2:
                 _enable(self.bases[0], self.controllers)
             for attempt in range(3):
@@ -158,6 +191,11 @@ class BotCgroup:
 
     def __repr__(self) -> str:
         return f"BotCgroup({self.name!r}, {self.dirs})"
+
+    @property
+    def delegated(self) -> bool:
+        """In a subtree delegated to the (non-root) user, not made as root."""
+        return self._layout.delegated
 
     @classmethod
     def create(cls, name: str, *, pids_max: int, memory_max: int | None) -> BotCgroup:
@@ -376,8 +414,9 @@ _cached_probe: list[str | None] = []
 def probe() -> str | None:
     """None when per-bot cgroups work here, else the reason.  Cached.
 
-    Needs root, and pids, memory, a CPU counter and a way to freeze or kill mounted and
-    writable; checked by making (and removing) a real one.  Removes stale parents first.
+    Needs root or a delegated subtree (see the module's docstring), and pids, memory, a
+    CPU counter and a way to freeze or kill mounted and writable; checked by making (and
+    removing) a real one.  Removes stale parents first.
     """
     if not _cached_probe:
         _cached_probe.append(_probe())
@@ -385,8 +424,6 @@ def probe() -> str | None:
 
 
 def _probe() -> str | None:
-    if os.geteuid() != 0:
-        return "not root (per-bot cgroups need root; delegated cgroup v2 subtrees are not supported)"
     try:
         layout = _layout()
         cleanup_stale()
@@ -457,7 +494,14 @@ def _layout() -> _Layout:
     return _cached_layout
 
 
-def _detect() -> _Layout:
+def _detect(root: bool | None = None) -> _Layout:
+    """Root: :func:`_detect_root`; anyone else: :func:`_detect_delegated`."""
+    if root if root is not None else os.geteuid() == 0:
+        return _detect_root()
+    return _detect_delegated()
+
+
+def _detect_root() -> _Layout:
     """Choose v1 or v2 by where the pids and memory controllers are mounted."""
     v1, v2 = _mounts()
     own_v1, own_v2 = _own_cgroups()
@@ -492,6 +536,125 @@ def _detect() -> _Layout:
     if missing:
         raise Unavailable(f"cgroup v2 at {base} lacks the {' and '.join(missing)} controller")
     return _Layout(2, (base,), {}, _V2_CONTROLLERS)
+
+
+def _detect_delegated() -> _Layout:
+    """A subtree delegated to this (non-root) user: its v2 cgroup, else its v1 ones.
+
+    Raises :class:`Unavailable` with what is missing, each kind's reason joined by "; ".
+    """
+    v1, v2 = _mounts()
+    _, own_v2 = _own_cgroups()
+    uid = os.geteuid()
+    reasons: list[str] = []
+    if v2 is not None and own_v2 is not None:
+        try:
+            return _delegated_v2(v2, own_v2, in_v1=[c for c in _V2_CONTROLLERS if c in v1])
+        except Unavailable as exc:
+            reasons.append(str(exc))
+    else:
+        reasons.append("no cgroup v2 mounted")
+    if all(role in v1 for role in _V1_ROLES):
+        try:
+            layout = _detect_root()
+        except Unavailable as exc:
+            reasons.append(str(exc))
+        else:
+            if layout.version == 1:
+                closed = [b for b in layout.bases if not os.access(b, os.W_OK | os.X_OK)]
+                if not closed:
+                    return _Layout(1, layout.bases, layout.roles, (), layout.bases, delegated=True)
+                reasons.append(f"cgroup v1 {closed[0]} is not writable by uid {uid}")
+    raise Unavailable("; ".join(reasons))
+
+
+def _delegated_v2(v2: tuple[str, str], own: str, in_v1: list[str]) -> _Layout:
+    """The delegated v2 layout at this process's cgroup (or the one above its leaf)."""
+    mount, root = v2
+    if "/.." in own + "/":
+        raise Unavailable("this process's cgroup v2 is outside its cgroup namespace")
+    here = _inside(mount, root, own)
+    base = here
+    parent = os.path.dirname(here)
+    # Moved here by a referee before us (this shell's, or our parent's): the bots go
+    # beside the leaf again, when the controllers are enabled there already.
+    if (
+        os.path.basename(here) == LEAF
+        and here != mount
+        and _owned(parent)
+        and _enabled(parent, _V2_CONTROLLERS)
+    ):
+        base = parent
+    try:
+        available = _read(os.path.join(base, "cgroup.controllers")).split()
+    except OSError as exc:
+        raise Unavailable(f"cannot read {base}/cgroup.controllers: {exc.strerror}") from exc
+    missing = [c for c in _V2_CONTROLLERS if c not in available]
+    if missing:
+        where = f" (cgroup v1 has {' and '.join(in_v1)} here)" if in_v1 else ""
+        raise Unavailable(f"cgroup v2 offers no {' or '.join(missing)} controller to {base}{where}")
+    files = [base, *(os.path.join(base, f) for f in ("cgroup.procs", "cgroup.subtree_control"))]
+    not_ours = [f for f in files if not _owned(f)]
+    if not_ours:
+        raise Unavailable(
+            f"cgroup v2 {base} is not delegated to uid {os.geteuid()} ({not_ours[0]} is not its)"
+        )
+    return _Layout(2, (base,), {}, _V2_CONTROLLERS, delegated=True)
+
+
+def _owned(path: str) -> bool:
+    """Whether ``path`` belongs to this process's user and it may write it."""
+    try:
+        return os.stat(path).st_uid == os.geteuid() and os.access(path, os.W_OK)
+    except OSError:
+        return False
+
+
+def _enabled(directory: str, controllers: tuple[str, ...]) -> bool:
+    """Whether ``controllers`` are all enabled for the children of ``directory``."""
+    try:
+        enabled = _read(os.path.join(directory, "cgroup.subtree_control")).split()
+    except OSError:
+        return False
+    return all(c in enabled for c in controllers)
+
+
+def _vacate(base: str, controllers: tuple[str, ...]) -> None:
+    """Delegated v2: move every process of ``base`` into ``base/LEAF`` so that
+    controllers can be enabled in ``base`` (a cgroup with controllers for its children
+    holds no processes).  Nothing to do when they are enabled already.  Bounded."""
+    if _enabled(base, controllers):
+        return
+    leaf = os.path.join(base, LEAF)
+    try:
+        made = _mkdir(leaf)
+    except OSError as exc:
+        raise Unavailable(f"cannot make {leaf}: {exc.strerror}") from exc
+    try:
+        deadline = time.monotonic() + _VACATE_PATIENCE
+        while True:
+            try:
+                pids = _read(os.path.join(base, "cgroup.procs")).split()
+            except OSError as exc:
+                raise Unavailable(f"cannot read {base}/cgroup.procs: {exc.strerror}") from exc
+            if not pids:
+                return
+            if time.monotonic() >= deadline:
+                raise Unavailable(f"processes keep arriving in {base}: cannot move them all into {leaf}")
+            for pid in pids:
+                try:
+                    _write(os.path.join(leaf, "cgroup.procs"), pid)
+                except ProcessLookupError:
+                    continue
+                except OSError as exc:
+                    raise Unavailable(
+                        f"cannot move process {pid} of {base} into {leaf}: {exc.strerror}"
+                    ) from exc
+    except Unavailable:
+        if made:  # gone again unless some process moved in already
+            with contextlib.suppress(OSError):
+                os.rmdir(leaf)
+        raise
 
 
 def _mounts() -> tuple[dict[str, tuple[str, str]], tuple[str, str] | None]:

@@ -8,9 +8,10 @@ inside and then executes the bot.
 
 Planning is kept apart from doing: nothing here starts a process.  What planning does
 reserve is the bot's own: its uid (as root; given back with :func:`.uids.release_uid`),
-its working directory (handed to that uid) and, as root where the kernel allows, a
-cgroup.  As root a bot never silently runs as root: it gets a uid of its own or is
-refused (:class:`RootBotRefused`), unless ``--allow-root-bots``.
+its working directory (handed to that uid) and, as root or in a cgroup subtree delegated
+to the user, a cgroup (without one the description says what is not capped).  As root a
+bot never silently runs as root: it gets a uid of its own or is refused
+(:class:`RootBotRefused`), unless ``--allow-root-bots``.
 
 :func:`bot_environment` builds the minimal environment every bot starts with.
 """
@@ -53,6 +54,8 @@ from referee.seats.process.sandbox.visibility import (
 HOME_VAR = "REFEREE_BOT_DIR"
 #: Memory the supervisor's processes may use in a bot's cgroup on top of the bot's cap.
 _SUPERVISOR_ROOM = 64 << 20
+#: What only a cgroup caps: kernel memory that no process's RSS shows (docs/security.md).
+UNCAPPED = "so kernel memory is not capped (socket and pipe buffers, epoll watches, other kernel objects)"
 
 
 class RootBotRefused(Exception):
@@ -73,7 +76,7 @@ class Jail:
     config: dict | None = None
     #: What is in force besides the layer itself, for the description.
     parts: list[str] = field(default_factory=list)
-    #: Per-bot cgroup (root), or None.
+    #: Per-bot cgroup (root, or a delegated subtree), or None.
     cgroup: cgroups.BotCgroup | None = None
     #: Kernel limits the spawn sets before exec (the layers without a supervisor; the
     #: supervisor sets the bot's own).
@@ -294,7 +297,9 @@ def jail(
     bot_env["PATH"] = sandbox_path
     config = _supervisor_config(layer, argv, bot_env, workdir, uid, visible, limits, parts)
     cgroup = None
-    if root and cgroups.probe() is None:
+    # As root, or where the user has a delegated cgroup subtree (cgroups.py).
+    reason = cgroups.probe()
+    if reason is None:
         try:
             # The kernel's caps are backstops behind the monitor: room for the supervisor
             # (~20 MiB, itself in the cgroup) and its own processes.
@@ -302,9 +307,11 @@ def jail(
             cgroup = cgroups.BotCgroup.create(
                 f"{name}-{secrets.token_hex(3)}", pids_max=limits.processes + 4, memory_max=memory
             )
-            parts.append("cgroup")
+            parts.append("cgroup (delegated)" if cgroup.delegated else "cgroup")
         except cgroups.Unavailable as exc:
-            note = f"{note}; no cgroup: {exc}".lstrip("; ")
+            reason = str(exc)
+    if cgroup is None:
+        note = f"{note}; no cgroup, {UNCAPPED}: {reason}".lstrip("; ")
     return Jail(
         argv=[sys.executable, "-I", "-S", SUPERVISOR, "3", "4"],
         layer=layer,
