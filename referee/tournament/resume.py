@@ -69,11 +69,13 @@ def prepare(store: Store, plan: Plan, game: type[Game], *, replay_all: bool, fin
     elif keeps_unfinished(game, replay_all):
         kept = stored
         cut = store.unfinished_games()
-        head = (
-            f"keeping all {_count(stored, 'stored game')}; "
-            f"{_count(len(cut), 'match')} cut short go on at their first deal not stored, the bots "
-            "started afresh without their memory (--replay-all plays everything again)"
-        )
+        head = f"keeping all {_count(stored, 'stored game')}"
+        if cut:
+            goes = "goes on at its" if len(cut) == 1 else "go on at their"
+            head += (
+                f"; {_cut_short(len(cut))} {goes} first deal not stored, the bots started afresh without "
+                "their memory (--replay-all plays everything again)"
+            )
     else:
         cut = store.unfinished_games()
         lost = sum(cut.values())
@@ -81,8 +83,16 @@ def prepare(store: Store, plan: Plan, game: type[Game], *, replay_all: bool, fin
         kept = stored - lost
         head = f"keeping the {_count(kept, 'game')} of the matches done"
         if cut:
-            head += f"; {_count(len(cut), 'match')} cut short ({_count(lost, 'game')}) played again from its start"
+            again = (
+                "is played again from its start" if len(cut) == 1 else "are played again from their starts"
+            )
+            head += f"; {_cut_short(len(cut))} ({_count(lost, 'game')}) {again}"
     return head + _estimate(store, max(0, total - kept))
+
+
+def _cut_short(n: int) -> str:
+    """ "1 match cut short", "2 matches cut short", "the match cut short"…"""
+    return f"{_count(n, 'match')} cut short"
 
 
 def _estimate(store: Store, left: int) -> str:
