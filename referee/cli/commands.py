@@ -134,6 +134,15 @@ def build_parser() -> argparse.ArgumentParser:
         f"sits out the rest of the match (default {GIVE_UP_AFTER})",
     )
     match.add_argument(
+        "--replay-overloaded",
+        type=int,
+        default=0,
+        metavar="N",
+        help="play a game again, at most N times, when a bot's timeout or slow start in it was the machine's "
+        "fault: it used far less CPU than its limit while it waited for one (docs/grading.md, 'A busy grading "
+        "machine'; default 0: never)",
+    )
+    match.add_argument(
         "--build",
         action="store_true",
         help="run the bots' bot.toml build commands first — with your privileges, outside the sandbox: "
@@ -306,6 +315,9 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
     if args.give_up_after < 1:
         _say("--give-up-after must be at least 1")
         return EXIT_USAGE
+    if args.replay_overloaded < 0:
+        _say("--replay-overloaded must be 0 or more")
+        return EXIT_USAGE
     problem = _check_outputs(args)
     if problem is not None:
         _say(problem)
@@ -328,6 +340,7 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
         stderr_dir=args.stderr_dir,
         keep_going=keep_going,
         give_up_after=args.give_up_after,
+        replay_overloaded=args.replay_overloaded,
         options=arguments.game_options(args),
     )
     try:

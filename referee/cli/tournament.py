@@ -84,6 +84,7 @@ _SETTABLE = (
     "out",
     "sandbox",
     "give_up_after",
+    "replay_overloaded",
     "live",
     "cluster",
 )
@@ -172,6 +173,14 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help=f"failed starts in a row before a bot is out (default {GIVE_UP_AFTER})",
+    )
+    parser.add_argument(
+        "--replay-overloaded",
+        type=int,
+        metavar="N",
+        help="play a game again, at most N times, when a bot's timeout or slow start in it was the machine's "
+        "fault: it used far less CPU than its limit while it waited for one (docs/grading.md, 'A busy grading "
+        "machine'; default 0: never)",
     )
     parser.add_argument(
         "--build",
@@ -341,6 +350,8 @@ def prepare(args: argparse.Namespace) -> Prepared:
                     f"not running bot {entry.spec.name}'s build command ({entry.spec.build}): a build runs "
                     "outside the sandbox; pass --build to run it (only for bots you trust)"
                 )
+    if (values.get("replay_overloaded") or 0) < 0:
+        raise ConfigError("--replay-overloaded must be 0 or more")
     seed = values.get("seed")
     if seed is None:
         seed = secrets.randbits(32)
@@ -365,6 +376,7 @@ def prepare(args: argparse.Namespace) -> Prepared:
         allow_root_bots=bool(values.get("allow_root_bots", False)),
         recover=bool(values.get("recover", False)),
         give_up_after=values.get("give_up_after", GIVE_UP_AFTER),
+        replay_overloaded=values.get("replay_overloaded") or 0,
         unstartable={e.spec.name: e.problem for e in everyone if e.problem is not None},
         sprt=_sprt(values.get("sprt")),
     )

@@ -31,6 +31,9 @@ CPU_SHARE = 0.5
 WAIT_SHARE = 0.25
 #: Or the referee was, this share of the wait (it mostly sleeps: a higher bar).
 REFEREE_WAIT_SHARE = 0.5
+#: How a match's notice of a game played again as the machine's fault begins
+#: (``--replay-overloaded``): a tournament stores it as a ``replay`` event.
+REPLAY_NOTICE = "replayed game "
 
 
 def machine_caused(

@@ -52,6 +52,9 @@ class GameForfeit(msgspec.Struct, frozen=True, omit_defaults=True):
     detail: str
     reply: str | None = None
     position: str | None = None
+    #: A timing fault the machine caused, not the bot (issue 28): the evidence — the CPU
+    #: it used and how long it waited for one (:mod:`referee.core.overload`).
+    overload: str | None = None
 
 
 class GameRecord(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -77,6 +80,9 @@ class GameRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     summary: dict[str, Any] = {}
     #: Every step, when a sink keeps transcripts (``--log``); ``None`` otherwise.
     transcript: list[Step] | None = None
+    #: Earlier plays of this game set aside as the machine's fault (``--replay-overloaded``,
+    #: issue 28): the machine-caused forfeit that set each aside.
+    replayed: list[GameForfeit] = []
 
 
 class SlowAnswer(msgspec.Struct, frozen=True, omit_defaults=True):
@@ -132,6 +138,13 @@ class BotFigures(msgspec.Struct, omit_defaults=False):
     #: The longest first answer (it carries the bot's startup work).
     first_answer_ms: float = 0.0
     restarts: int = 0
+    #: Games played again because a forfeit of this bot's was the machine's fault
+    #: (``--replay-overloaded``, issue 28), and the first few reasons.
+    replayed_games: int = 0
+    replayed_details: list[str] = []
+    #: Of its forfeits, those the machine caused that stood: the game was overloaded in
+    #: every play allowed (grading: ``machine-overloaded``, never the student's).
+    overloaded_forfeits: int = 0
     #: How it ran: the isolation in force, or the kind of seat.
     sandbox: str = ""
     #: Games by the place taken ("1": first...).

@@ -38,7 +38,7 @@ from referee.core.limits import LimitsOverride, MiB
 from referee.core.records import MatchEvidence
 from referee.games.base import Standing
 from referee.grade.config import SAMPLE_PLAYERS
-from referee.grade.model import OK, CheckItem, CheckStep, Forfeit, QualifyStep
+from referee.grade.model import OK, OVERLOADED, CheckItem, CheckStep, Forfeit, QualifyStep
 from referee.match.evidence import score_rate
 from referee.seats.process import sandbox
 from referee.stats.intervals import Moments, mean_interval, rate_interval
@@ -155,7 +155,14 @@ async def run_child(argv: list[str], wall_s: float, log: Path) -> tuple[int | No
 MAX_REPLAYS = 2
 #: Seconds between a replay and the run before it: a burst of load may pass.
 REPLAY_PAUSE_S = 5.0
-OVERLOADED = "machine-overloaded"
+#: How often a game of the qualification (or the competition) whose forfeit the
+#: machine caused is played again (``referee match --replay-overloaded``).
+GAME_REPLAYS = 2
+
+
+def replayed_games_text(n: int) -> str:
+    """How a step says it replayed games (issue 28)."""
+    return f"replayed {n} game{'s' if n != 1 else ''}: the grading machine was overloaded"
 
 
 async def check(
@@ -273,7 +280,8 @@ async def qualify(
         "match", str(bot), opponent, "--game", game, "--games", str(games), "--seed", str(seed),
         "--json", str(summary_path), "--log", str(folder / "qualify-games.jsonl"),
         "--stderr-dir", str(folder / "qualify-stderr"), "--sandbox", sandbox, "--quiet",
-        "--no-keep-going", *limit_flags(limits), *(["--allow-root-bots"] if allow_root else []),
+        "--no-keep-going", "--replay-overloaded", str(GAME_REPLAYS), *limit_flags(limits),
+        *(["--allow-root-bots"] if allow_root else []),
     )  # fmt: skip
     started = trio.current_time()
     code, last = await run_child(argv, wall_s, folder / "qualify.log")
@@ -308,6 +316,16 @@ async def qualify(
         for f in me.get("forfeit_details", [])[:20]
     ]  # fmt: skip
     step.notes, step.note_examples = me.get("notes") or {}, me.get("note_examples") or {}
+    step.replayed, step.replayed_details = me.get("replayed_games", 0), me.get("replayed_details") or []
+    if me.get("overloaded_forfeits"):
+        # The machine caused forfeits in every play of a game: not the student's to lose.
+        step.outcome = OVERLOADED
+        step.summary = (
+            f"not graded: the grading machine was overloaded in every play of a game "
+            f"({me['overloaded_forfeits']} forfeit(s) it caused stood after {GAME_REPLAYS} replays); "
+            "the grader runs it again"
+        )
+        return step
     evidence = msgspec.convert(data["evidence"], MatchEvidence) if data.get("evidence") else None
     passed = _judge(step, evidence, standing, rule, confidence)
     if passed:
@@ -319,6 +337,8 @@ async def qualify(
             f"your bot must beat {step.opponent} clearly to enter the competition: play it at home "
             "(the command below) and look at the games it loses; forfeits cost whole games"
         )
+    if step.replayed:
+        step.summary += f" ({replayed_games_text(step.replayed)})"
     return step
 
 

@@ -12,6 +12,8 @@ from referee.seats import SLOW_KEPT, SeatUsage
 
 #: How many forfeits per player are kept with full details in the summary.
 FORFEIT_DETAILS_KEPT = 20
+#: How many reasons for replayed games are kept per player (issue 28).
+REPLAYED_DETAILS_KEPT = 5
 
 
 @dataclass
@@ -40,6 +42,9 @@ class PlayerStats:
     slow_details: list[tuple[int, int, bool]] = field(default_factory=list)
     first_answer_ns_max: int = 0
     restarts: int = 0
+    replayed_games: int = 0
+    replayed_details: list[str] = field(default_factory=list)
+    overloaded_forfeits: int = 0
     sandbox: str = ""
     #: The game's own per-seat counts, summed (GameState.tallies, e.g. hands won).
     tallies: dict[str, float] = field(default_factory=dict)
@@ -65,6 +70,12 @@ class PlayerStats:
             self.slow_details += used.slow_details[: SLOW_KEPT - len(self.slow_details)]
         if used.notes:
             notes.merge(self.notes, self.note_examples, used.notes, used.note_examples)
+
+    def count_replay(self, why: str) -> None:
+        """A game set aside because a forfeit of this bot's was the machine's fault."""
+        self.replayed_games += 1
+        if len(self.replayed_details) < REPLAYED_DETAILS_KEPT:
+            self.replayed_details.append(why)
 
     def count_forfeit(self, forfeit: Forfeit) -> None:
         key = forfeit.verdict.value
@@ -109,6 +120,9 @@ class PlayerStats:
             ],
             first_answer_ms=self.first_answer_ns_max / 1e6,
             restarts=self.restarts,
+            replayed_games=self.replayed_games,
+            replayed_details=list(self.replayed_details),
+            overloaded_forfeits=self.overloaded_forfeits,
             sandbox=self.sandbox,
             placements={str(place): n for place, n in sorted(self.placements.items())},
             tallies=dict(self.tallies),

@@ -55,6 +55,9 @@ class MatchConfig(msgspec.Struct, frozen=True):
     sprt: SprtSpec | None = None
     #: The bot the test is about, by name; ``None``: the first of the lineup.
     sprt_bot: str | None = None
+    #: Play a game again, at most this many times, when a bot's forfeit in it was the
+    #: machine's fault, not the bot's (issue 28, ``--replay-overloaded``): 0, never.
+    replay_overloaded: int = 0
 
 
 class MatchSpec(msgspec.Struct, frozen=True):

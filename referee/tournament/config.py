@@ -82,6 +82,9 @@ class TournamentConfig(msgspec.Struct, frozen=True, forbid_unknown_fields=True, 
     #: Restart a crashed bot for its next game (``--recover``).
     recover: bool = False
     give_up_after: int = GIVE_UP_AFTER
+    #: Replay a game, at most this many times, when a forfeit in it was the machine's
+    #: fault, not the bot's (``--replay-overloaded``, issue 28; docs/tournaments.md).
+    replay_overloaded: int = 0
     #: Bots that can never start (their build failed, they could not be named), with why.
     unstartable: dict[str, str] = {}
     #: Stop each main-stage match as soon as this sequential test decides (``--sprt``;
@@ -172,6 +175,7 @@ FILE_KEYS: dict[str, type | tuple[type, ...]] = {
     "allow_root_bots": bool,
     "recover": bool,
     "give_up_after": int,
+    "replay_overloaded": int,
     "build": bool,
     "quiet": bool,
     "game_logs": bool,

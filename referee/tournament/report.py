@@ -301,6 +301,7 @@ def markdown(standings: Standings) -> str:
     if standings.seeds:
         lines += ["", "## Seeds", ""] + [f"{i}. {_md(b)}" for i, b in enumerate(standings.seeds, 1)]
     lines += _md_never_started(standings)
+    lines += _md_replayed(standings)
     lines += _md_crosstable(standings)
     lines += _md_faults(standings)
     lines += _md_notes(standings)
@@ -505,6 +506,28 @@ def _md_never_started(standings: Standings) -> list[str]:
     return lines
 
 
+def replayed_line(standings: Standings) -> str:
+    """One line on the games played again as the machine's fault ("" when none)."""
+    n = standings.replayed_games
+    if not n:
+        return ""
+    return (
+        f"replayed {n} game{'s' if n != 1 else ''}: the machine was overloaded (a timeout or slow start "
+        "while the bot used far less CPU than its limit and waited for one; --replay-overloaded)"
+    )
+
+
+def _md_replayed(standings: Standings) -> list[str]:
+    line = replayed_line(standings)
+    if not line:
+        return []
+    lines = ["", "## Replayed games", "", _md(line[0].upper() + line[1:]) + "."]
+    lines += [""] + [f"- {_md(why)}" for why in standings.replayed]
+    if standings.replayed_games > len(standings.replayed):
+        lines.append(f"- … and {standings.replayed_games - len(standings.replayed)} more")
+    return lines
+
+
 def _md_faults(standings: Standings) -> list[str]:
     if not standings.faults:
         return []
@@ -644,6 +667,8 @@ def print_standings(standings: Standings, console: Console, top: int | None = No
         console.print(
             Text(printable(f"notes the bots wrote about their own play: {said} (standings.md, Notes)"))
         )
+    if standings.replayed_games:
+        console.print(Text(printable(replayed_line(standings) + " (standings.md, Replayed games)")))
     if standings.close_calls:
         console.print(
             Text(

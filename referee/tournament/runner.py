@@ -32,6 +32,7 @@ import trio
 
 from referee.core.botspec import BotSpec
 from referee.core.limits import NEAR_LIMIT
+from referee.core.overload import REPLAY_NOTICE
 from referee.core.records import BotFigures, MatchRecord, slowest
 from referee.games import Game, Lifetime
 from referee.match.spec import MatchConfig, MatchSpec
@@ -84,6 +85,7 @@ def base_config(config: TournamentConfig) -> MatchConfig:
         options=dict(config.options),
         keep_going=True,
         give_up_after=config.give_up_after,
+        replay_overloaded=config.replay_overloaded,
     )
 
 
@@ -322,7 +324,9 @@ class Runner:
                 f = message.forfeit
                 display.forfeit(message.key, message.bot, f.verdict.value, f.detail)
         elif isinstance(message, wire.Notice):
-            self.store.add_event("notice", message.line, match_key=message.key)
+            # A game played again as the machine's fault (--replay-overloaded): the standings count them.
+            kind = "replay" if message.line.startswith(REPLAY_NOTICE) else "notice"
+            self.store.add_event(kind, message.line, match_key=message.key)
             if display is not None:
                 display.notice(f"{message.key}: {message.line}" if message.key else message.line)
         elif isinstance(message, wire.Restarted):

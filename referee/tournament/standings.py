@@ -354,6 +354,10 @@ class Standings(msgspec.Struct, kw_only=True):
     notes: list[BotNotes] = []
     #: Done matches with answers close to the time limit, per bot, in match order.
     close_calls: list[CloseCall] = []
+    #: Games played again because a forfeit in them was the machine's fault
+    #: (``--replay-overloaded``, issue 28): how many, and the first reasons (match: why).
+    replayed_games: int = 0
+    replayed: list[str] = []
 
 
 # ---------------------------------------------------------------------- tallies
@@ -561,6 +565,21 @@ def _tallies_of_games(aggregate: _Games) -> dict[str, _Tally]:
     for (player, verdict), count in aggregate.forfeits.items():
         tallies.setdefault(player, _Tally()).forfeits[verdict] += count
     return tallies
+
+
+#: Replays listed in the standings (standings.json and .md); the count covers them all.
+REPLAYS_LISTED = 20
+
+
+def _replay_events(conn: sqlite3.Connection) -> tuple[int, list[str]]:
+    """The games played again as the machine's fault (``replay`` events): how many, and
+    the first :data:`REPLAYS_LISTED` as "match: why"."""
+    count, listed = 0, []
+    for key, detail in conn.execute("SELECT match_key, detail FROM events WHERE kind = 'replay' ORDER BY id"):
+        count += 1
+        if len(listed) < REPLAYS_LISTED:
+            listed.append(f"{key}: {detail}" if key else detail)
+    return count, listed
 
 
 def _restart_events(conn: sqlite3.Connection, plan: Plan) -> dict[str, Counter[str]]:
@@ -871,6 +890,7 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
             # A fit that fails must not cost the standings: they are written without it.
             ratings_problem = f"the ratings could not be fitted: {exc}"
         _add_intervals(rows, crosstable, ratings, played)
+    replays = _replay_events(conn)
     return Standings(
         tournament=_info(store, conn, config, plan, matches, _stage(plan, outcomes, complete), len(entrants)),
         rows=rows,
@@ -885,6 +905,8 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
         workers=_workers(conn),
         notes=_notes(conn, [m for m in matches if m.status == "done"], ranked, cache),
         close_calls=_close_calls(conn, cache),
+        replayed_games=replays[0],
+        replayed=replays[1],
         **extras,
     )
 
