@@ -36,12 +36,21 @@ class LadderSection(_Strict):
     #: Wall seconds a whole match may take: past it the match is stopped and not rated,
     #: so that no bot can hold the ladder (every answer is bounded by [limits] too).
     match_wall_s: float = 300.0
+    #: A bot whose matches were stopped at ``match_wall_s`` this many times is benched:
+    #: off the ladder until its author submits again (or the TA unbenches it).  Each stop
+    #: is charged to the bot whose answers took most of the match's time, as a forfeit
+    #: (``match-wall``), and lowers its priority in the schedule until then.
+    bench_after: int = 3
     #: Bootstrap replicates of the ladder's ratings (their 95 % intervals).
     replicates: int = 200
     #: Seconds between two refreshes of the ratings, at most (they refresh as games arrive).
     refresh_s: float = 2.0
     #: Seats per table for a multi-seat game (None: the game's own).
     table_size: int | None = None
+    #: Replays (game logs) and stderr files kept per replaced bot: those of its last
+    #: this many matches; older ones are removed, unless a match is among an active
+    #: bot's (docs/arena.md, "Disk").
+    keep_replays: int = 20
 
 
 class UploadSection(_Strict):
@@ -83,6 +92,8 @@ class ArenaConfig(_Strict):
             ("ladder.match_wall_s", 0 < self.ladder.match_wall_s < math.inf),
             ("ladder.replicates", self.ladder.replicates >= 2),
             ("ladder.refresh_s", self.ladder.refresh_s > 0),
+            ("ladder.bench_after", self.ladder.bench_after >= 1),
+            ("ladder.keep_replays", self.ladder.keep_replays >= 0),
             ("upload.max_mib", self.upload.max_mib > 0),
             ("upload.per_hour", self.upload.per_hour >= 1),
             ("upload.pending", self.upload.pending >= 1),

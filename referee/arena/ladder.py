@@ -16,9 +16,16 @@ Policy (docs/arena.md, "The ladder"), decided each time a slot comes free:
 A bot plays one match at a time.  Every match has its own seed (from the arena's seed
 and the match's id).  No bot can hold the ladder: every answer is bounded by the
 limits, and a whole match by ``ladder.match_wall_s`` — a match past it is stopped,
-recorded as failed and not rated, and its slot's worker replaced.  A match is
-committed whole at its end (games, record, forfeits, game counts), so a crash either
-counts it once or replays it.
+recorded as failed and not rated, and charged to the bot whose answers took most of its
+time (in practice the one still thinking): a ``match-wall`` forfeit on its page, a
+lower priority in the schedule, and after ``ladder.bench_after`` such stops it is
+benched (off the ladder until its author submits again).  A match is committed whole at
+its end (games, record, forfeits, game counts), so a crash either counts it once or
+replays it.
+
+Matches are played by the tournament's executors: a local worker process per slot
+(:class:`referee.tournament.workers.MatchExecutor`), or Dask tasks on a cluster
+(:mod:`referee.arena.cluster`, ``--cluster``).
 """
 
 from __future__ import annotations
@@ -57,19 +64,19 @@ def table_size(arena: Arena) -> int:
 
 def _candidates(arena: Arena, busy: set[int]) -> list[dict]:
     rows = arena.store.all(
-        "SELECT b.id, b.placement_left, b.games, r.rating, r.low, r.high, b.created FROM bots b "
+        "SELECT b.id, b.placement_left, b.games, r.rating, r.low, r.high, b.created, b.wall_stops FROM bots b "
         "LEFT JOIN students s ON s.id = b.student_id LEFT JOIN ratings r ON r.bot_id = b.id "
-        "WHERE b.active = 1 AND (b.student_id IS NULL OR s.disqualified IS NULL)"
+        "WHERE b.active = 1 AND b.benched IS NULL AND (b.student_id IS NULL OR s.disqualified IS NULL)"
     )
     out = []
-    for bid, left, games, rating, low, high, created in rows:
+    for bid, left, games, rating, low, high, created, stops in rows:
         if bid in busy:
             continue
         rated = rating is not None
         out.append({
             "id": bid, "left": left, "games": games, "created": created,
             "rating": rating if rated else 0.0,
-            "width": (high - low) if rated else math.inf,
+            "width": (high - low) if rated else math.inf, "stops": stops,
         })  # fmt: skip
     return out
 
@@ -89,7 +96,8 @@ def choose(arena: Arena, busy: set[int]) -> tuple[str, list[int]] | None:
     pool = _candidates(arena, busy)
     if len(pool) < seats:
         return None
-    placing = sorted((c for c in pool if c["left"] > 0), key=lambda c: (c["created"], c["id"]))
+    # A bot charged with wall stops comes after the others (docs/arena.md, "Slow bots").
+    placing = sorted((c for c in pool if c["left"] > 0), key=lambda c: (c["stops"], c["created"], c["id"]))
     if placing:
         a = placing[0]
         others = sorted((c for c in pool if c["id"] != a["id"]), key=lambda c: -c["rating"])
@@ -98,14 +106,14 @@ def choose(arena: Arena, busy: set[int]) -> tuple[str, list[int]] | None:
         at = round(done * (len(others) - 1) / span) % len(others)
         picked = [others[(at + k) % len(others)]["id"] for k in range(seats - 1)]
         return "placement", [a["id"], *picked]
-    a = max(pool, key=lambda c: (c["width"], -c["games"], -c["id"]))
+    a = max(pool, key=lambda c: (-c["stops"], c["width"], -c["games"], -c["id"]))
     met = _met(arena, a["id"])
 
     def doubt(c: dict) -> tuple:
         spread = a["width"] + c["width"]
         gap = abs(a["rating"] - c["rating"])
         closeness = 0.0 if math.isinf(spread) else gap / max(spread, 1e-9)
-        return (closeness, met.get(c["id"], 0), c["games"], c["id"])
+        return (c["stops"], closeness, met.get(c["id"], 0), c["games"], c["id"])
 
     others = sorted((c for c in pool if c["id"] != a["id"]), key=doubt)
     return "ladder", [a["id"], *(c["id"] for c in others[: seats - 1])]
@@ -215,48 +223,134 @@ def fail(arena: Arena, mid: int, error: str) -> None:
         )
 
 
-async def play(arena: Arena, executor: MatchExecutor, mid: int) -> bool:
-    """Play match ``mid``; whether the executor is still usable."""
+WALL_VERDICT = "match-wall"
+
+
+def think_seconds(figures) -> float:
+    """The wall time a bot's answers took in a (partial) match record."""
+    return figures.decisions * figures.mean_decision_us / 1e6 + figures.first_answer_ms / 1e3
+
+
+def slowest_bot(record: MatchRecord | None) -> tuple[int, float, object] | None:
+    """The bot whose answers took most of a stopped match's time: (bot id, seconds, figures)."""
+    if record is None or not record.players:
+        return None
+    figures = max(record.players, key=lambda p: (think_seconds(p), p.slow_answers, p.decisions))
+    if think_seconds(figures) <= 0:
+        return None
+    return int(figures.name[1:]), think_seconds(figures), figures
+
+
+def charge_wall(arena: Arena, mid: int, record: MatchRecord | None) -> int | None:
+    """A match stopped at ``ladder.match_wall_s``: failed, not rated, and charged to its
+    slowest bot — a ``match-wall`` forfeit, one more wall stop, benched at
+    ``ladder.bench_after``.  The bot charged, if one could be named."""
+    wall = arena.config.ladder.match_wall_s
+    slow = slowest_bot(record)
+    now = time.time()
+    with arena.store.tx() as conn:
+        if conn.execute("SELECT state FROM matches WHERE id = ?", (mid,)).fetchone()[0] != "running":
+            return None
+        if slow is None:
+            error = f"stopped: the match did not finish within {wall:g} s (ladder.match_wall_s)"
+            conn.execute(
+                "UPDATE matches SET state = 'failed', finished = ?, error = ? WHERE id = ?", (now, error, mid)
+            )
+            return None
+        bid, seconds, figures = slow
+        played = record.games_played if record is not None else 0
+        detail = (
+            f"the match was stopped at its wall limit of {wall:g} s after {played} game(s): this bot's answers "
+            f"took {seconds:.1f} s of it ({figures.decisions} decisions, {figures.mean_decision_us / 1000:.0f} ms "
+            f"each on average, {figures.slow_answers} near the limit); answer faster, the ladder does not wait"
+        )
+        error = f"stopped at the wall limit ({wall:g} s ladder.match_wall_s), charged to bot {bid}: {detail}"
+        conn.execute(
+            "UPDATE matches SET state = 'failed', finished = ?, error = ? WHERE id = ?", (now, error, mid)
+        )
+        conn.execute(
+            "INSERT OR REPLACE INTO forfeits (match_id, bot_id, n, game, verdict, detail) VALUES (?, ?, 0, ?, ?, ?)",
+            (mid, bid, played, WALL_VERDICT, detail),
+        )
+        stops = conn.execute(
+            "UPDATE bots SET wall_stops = wall_stops + 1 WHERE id = ? RETURNING wall_stops", (bid,)
+        ).fetchone()[0]
+        bench_after = arena.config.ladder.bench_after
+        if stops >= bench_after:
+            conn.execute(
+                "UPDATE bots SET benched = ? WHERE id = ? AND benched IS NULL AND student_id IS NOT NULL",
+                (
+                    f"benched: {stops} of its matches stopped at the wall limit ({wall:g} s) with this bot "
+                    "the slowest; submit a faster version",
+                    bid,
+                ),
+            )
+    return bid
+
+
+async def play(arena: Arena, executor, mid: int) -> bool:
+    """Play match ``mid``; whether the executor is still usable (a local one is replaced
+    after a lost worker or a wall stop; a cluster's is shared and kept)."""
     spec = spec_of(arena, mid)
+    attempt = arena.store.one("SELECT attempts FROM matches WHERE id = ?", mid)[0]
+    key = f"{mid}.{attempt}"
     games: list[GameRecord] = []
     closed: list[wire.Closed] = []
 
     def handle(message: wire.ToParent) -> None:
-        if isinstance(message, wire.Games) and message.key == str(mid):
+        if isinstance(message, wire.Games) and message.key == key:
             games.extend(message.records)
-        elif isinstance(message, wire.Closed) and message.key == str(mid):
+        elif isinstance(message, wire.Closed) and message.key == key:
             closed.append(message)
 
     wall = arena.config.ladder.match_wall_s
+    cluster = getattr(executor, "bounded", False)
+    stopped = False
     try:
-        with trio.move_on_after(wall) as scope:
-            await executor.play([(str(mid), spec)], handle)
+        if cluster:  # the task stops the match itself at the wall limit; this is a safety net
+            with trio.move_on_after(wall + 120) as scope:
+                stopped = await executor.play_one(key, spec, wall, handle)
+        else:
+            with trio.move_on_after(wall) as scope:
+                await executor.play([(key, spec)], handle)
     except WorkerLost as exc:
         fail(arena, mid, f"the match's worker was lost: {exc}")
-        return False
-    if scope.cancelled_caught:
-        fail(arena, mid, f"stopped: the match did not finish within {wall:g} s (ladder.match_wall_s)")
-        return False
+        return cluster
+    if scope.cancelled_caught and not cluster:
+        # Stop it as the tournament stops a match: the worker's input closed, its partial
+        # record (each bot's answer times) handed over, then the worker ended.
+        await executor.close(handle)
+        stopped = True
+    if scope.cancelled_caught and cluster:
+        fail(arena, mid, f"stopped: the cluster did not return the match within {wall + 120:g} s")
+        return True
+    if stopped:
+        charge_wall(arena, mid, closed[-1].record if closed else None)
+        return cluster
     if not closed:
         fail(arena, mid, "the match ended without a record")
-        return False
+        return cluster
     end = closed[-1]
-    if end.error is not None or end.record.evidence is None:
-        fail(arena, mid, end.error or "the match recorded no evidence")
+    if end.error is not None or end.record.evidence is None or not end.record.completed:
+        fail(arena, mid, end.error or end.record.stopped or "the match recorded no evidence")
         return True
     games.sort(key=lambda g: g.game)
     store_result(arena, mid, end.record, games)
     return True
 
 
-async def run(arena: Arena, concurrency: int) -> None:
-    """``concurrency`` slots, each a worker playing one match after another, forever."""
+async def run(arena: Arena, concurrency: int, cluster=None) -> None:
+    """``concurrency`` slots, each playing one match after another, forever: each with a
+    local worker of its own, or all through ``cluster`` (:class:`referee.arena.cluster.Cluster`)."""
     busy: set[int] = set()
     workers = arena.folder / "workers"
     workers.mkdir(exist_ok=True)
 
+    def fresh():
+        return cluster if cluster is not None else MatchExecutor(1, workers)
+
     async def slot(index: int) -> None:
-        executor = MatchExecutor(1, workers)
+        executor = fresh()
         try:
             while True:
                 wake = arena.ladder_wake
@@ -273,10 +367,11 @@ async def run(arena: Arena, concurrency: int) -> None:
                     busy.difference_update(bots)
                 if not usable:
                     await executor.close()
-                    executor = MatchExecutor(1, workers)
+                    executor = fresh()
                 arena.wake_ladder()
         finally:
-            await executor.close()
+            if cluster is None:
+                await executor.close()
 
     async with trio.open_nursery() as nursery:
         for index in range(concurrency):

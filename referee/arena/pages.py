@@ -160,6 +160,9 @@ def leaderboard(board: dict, user: str, csrf: str, admin: bool) -> str:
             rating = f"{s['rating']:.1f} ± {s['plus_minus']:.1f}"
             ranks = f"{s['rank_range'][0]}–{s['rank_range'][1]}"
             what = f'<a href="/bots/{s["bot"]}">bot {s["bot"]}</a>'
+        elif s["status"] == "benched":
+            rating, ranks = "", ""
+            what = f'<a href="/bots/{s["bot"]}">bot {s["bot"]}</a> <span class="bad">{e(s["reason"])}</span>'
         elif s["status"] == "placing":
             rating, ranks = "placing…", ""
             what = f'<a href="/bots/{s["bot"]}">bot {s["bot"]}</a>'
@@ -205,6 +208,7 @@ def bot(data: dict, user: str, csrf: str, admin: bool) -> str:
     body = (
         f"<p>Rating {rating} · {data['games']} games in {data['matches']} matches"
         + (" · <b>active</b>" if data["active"] else " · replaced")
+        + (f' · <b class="bad" id="benched">{e(data["benched"])}</b>' if data.get("benched") else "")
         + "</p><h2>Recent matches</h2>"
         f'<table id="recent"><tr><th>match</th><th>kind</th><th>state</th><th>players (mean score)</th><th></th></tr>{games}</table>'
         f"<h2>Forfeits</h2><table><tr><th>match</th><th>game</th><th>verdict</th><th>detail</th></tr>{forfeits}</table>"

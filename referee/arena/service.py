@@ -20,7 +20,7 @@ from pathlib import Path
 
 import trio
 
-from referee.arena import intake, ladder, rating
+from referee.arena import cleanup, intake, ladder, rating
 from referee.arena.context import Arena, open_arena
 from referee.arena.web import build_app
 
@@ -57,10 +57,11 @@ async def serve(
     arena: Arena,
     sock: socket.socket,
     *,
-    concurrency: int,
+    concurrency: int | None,
     certfile: str | None = None,
     keyfile: str | None = None,
     say: Callable[[str], None] = print,
+    cluster: str | None = None,
 ) -> None:
     from hypercorn.config import Config
     from hypercorn.trio import serve as hypercorn_serve
@@ -76,6 +77,13 @@ async def serve(
     config.graceful_timeout = 2.0
     if certfile:
         config.certfile, config.keyfile = certfile, keyfile
+    executor = None
+    if cluster is not None:
+        from referee.arena.cluster import Cluster
+
+        executor = await trio.to_thread.run_sync(Cluster, cluster)
+        concurrency = concurrency or executor.concurrency
+    concurrency = concurrency or max(1, len(os.sched_getaffinity(0)) - 1)
     matches, subs = arena.store.recover()
     swept = intake.sweep(arena)
     scheme = "https" if certfile else "http"
@@ -85,7 +93,7 @@ async def serve(
     (arena.folder / "serve.json").write_text(json.dumps(info) + "\n")
     say(
         f"arena {arena.folder.name}: {arena.game}, serving {url} (sandbox {arena.layer}, {concurrency} ladder "
-        f"slot(s)); recovered {matches} match(es) and {subs} submission(s) cut short, swept {swept} upload(s)"
+        f"slot(s){' on the cluster ' + cluster if cluster else ''}); recovered {matches} match(es) and {subs} submission(s) cut short, swept {swept} upload(s)"
     )
     stop = trio.Event()
 
@@ -98,13 +106,18 @@ async def serve(
                 stop.set()
                 return
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(signals)
-        nursery.start_soon(intake.run, arena)
-        nursery.start_soon(ladder.run, arena, concurrency)
-        nursery.start_soon(rating.run, arena)
-        await hypercorn_serve(app, config, shutdown_trigger=stop.wait)
-        nursery.cancel_scope.cancel()
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(signals)
+            nursery.start_soon(intake.run, arena)
+            nursery.start_soon(ladder.run, arena, concurrency, executor)
+            nursery.start_soon(rating.run, arena)
+            nursery.start_soon(cleanup.run, arena)
+            await hypercorn_serve(app, config, shutdown_trigger=stop.wait)
+            nursery.cancel_scope.cancel()
+    finally:
+        if executor is not None:
+            await executor.close()
 
 
 def main(
@@ -112,19 +125,28 @@ def main(
     *,
     host: str,
     port: int,
-    concurrency: int,
+    concurrency: int | None,
     certfile: str | None,
     keyfile: str | None,
     sandbox_name: str | None = None,
     allow_root: bool = False,
     say: Callable[[str], None] = print,
+    cluster: str | None = None,
 ) -> None:
     check_host(host, certfile, keyfile)
     arena = open_arena(folder, sandbox_name=sandbox_name, allow_root=allow_root)
     sock = bind(host, port)
     try:
         trio.run(
-            lambda: serve(arena, sock, concurrency=concurrency, certfile=certfile, keyfile=keyfile, say=say)
+            lambda: serve(
+                arena,
+                sock,
+                concurrency=concurrency,
+                certfile=certfile,
+                keyfile=keyfile,
+                say=say,
+                cluster=cluster,
+            )
         )
     finally:
         with contextlib.suppress(OSError):

@@ -61,7 +61,9 @@ CREATE TABLE IF NOT EXISTS bots (
   active INTEGER NOT NULL DEFAULT 1,
   placement_left INTEGER NOT NULL DEFAULT 0,
   games INTEGER NOT NULL DEFAULT 0,
-  matches INTEGER NOT NULL DEFAULT 0
+  matches INTEGER NOT NULL DEFAULT 0,
+  wall_stops INTEGER NOT NULL DEFAULT 0,
+  benched TEXT
 );
 CREATE INDEX IF NOT EXISTS bots_active ON bots(active);
 CREATE TABLE IF NOT EXISTS matches (
@@ -119,6 +121,9 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 """
 
+#: Columns of ``bots`` an arena made before them lacks: added at open.
+_ADDED_BOT_COLUMNS = (("wall_stops", "INTEGER NOT NULL DEFAULT 0"), ("benched", "TEXT"))
+
 
 class Store:
     """One connection to ``DIR/arena.sqlite``; :meth:`tx` for every change."""
@@ -136,6 +141,14 @@ class Store:
         self.conn.execute("PRAGMA foreign_keys = ON")
         if create:
             self.conn.executescript(SCHEMA)
+        self._upgrade()
+
+    def _upgrade(self) -> None:
+        """Columns later versions added, added to an older arena's store (idempotent)."""
+        have = {row[1] for row in self.conn.execute("PRAGMA table_info(bots)")}
+        for column, kind in _ADDED_BOT_COLUMNS:
+            if have and column not in have:
+                self.conn.execute(f"ALTER TABLE bots ADD COLUMN {column} {kind}")
 
     def close(self) -> None:
         self.conn.close()

@@ -11,6 +11,7 @@ stderr), under their name or alias as ``names`` in arena.toml says.  The TA sees
 from __future__ import annotations
 
 import json
+from bisect import bisect_left, bisect_right
 from pathlib import Path
 
 from referee.arena.context import Arena
@@ -79,6 +80,33 @@ def me(arena: Arena, viewer: Viewer) -> dict:
 # --------------------------------------------------------------------------- leaderboard
 
 
+def rank_ranges(intervals: dict[int, tuple[float, float]]) -> dict[int, list[int]]:
+    """Each bot's rank range among ``intervals`` (bot → (low, high) of its 95 % interval):
+    best = 1 + the number of bots whose interval lies wholly above its own, worst = the
+    number whose interval reaches up to its own (itself included).  The leaderboard ranks
+    the active student bots only: replaced versions are evidence for the fit, not
+    competitors, and house bots are shown apart (docs/arena.md, "Ratings")."""
+    lows = sorted(low for low, _ in intervals.values())
+    highs = sorted(high for _, high in intervals.values())
+    n = len(lows)
+    return {
+        bid: [1 + n - bisect_right(lows, high), n - bisect_left(highs, low)]
+        for bid, (low, high) in intervals.items()
+    }
+
+
+def _ranked_intervals(arena: Arena) -> dict[int, tuple[float, float]]:
+    """The rated bots the leaderboard ranks: active, not benched, their author not disqualified."""
+    return {
+        bid: (low, high)
+        for bid, low, high in arena.store.all(
+            "SELECT b.id, r.low, r.high FROM bots b JOIN ratings r ON r.bot_id = b.id "
+            "JOIN students s ON s.id = b.student_id "
+            "WHERE b.active = 1 AND b.benched IS NULL AND s.disqualified IS NULL"
+        )
+    }
+
+
 def leaderboard(arena: Arena, viewer: Viewer) -> dict:
     names = _names(arena, viewer)
     store = arena.store
@@ -86,7 +114,7 @@ def leaderboard(arena: Arena, viewer: Viewer) -> dict:
         row[0]: row
         for row in store.all(
             "SELECT b.student_id, b.id, b.games, b.matches, b.placement_left, r.rating, r.low, r.high, "
-            "r.rank_low, r.rank_high FROM bots b LEFT JOIN ratings r ON r.bot_id = b.id "
+            "b.benched, b.wall_stops FROM bots b LEFT JOIN ratings r ON r.bot_id = b.id "
             "WHERE b.active = 1 AND b.student_id IS NOT NULL"
         )
     }
@@ -115,20 +143,26 @@ def leaderboard(arena: Arena, viewer: Viewer) -> dict:
             entry["status"] = "no-bot"
             others.append(entry)
         else:
-            _, bid, games, matches, left, rating, low, high, rank_low, rank_high = bot
-            entry.update(bot=bid, games=games, matches=matches, placement_left=left)
-            if rating is None:
+            _, bid, games, matches, left, rating, low, high, benched, stops = bot
+            entry.update(bot=bid, games=games, matches=matches, placement_left=left, wall_stops=stops)
+            if benched:
+                entry.update(status="benched", reason=benched, rating=rating, low=low, high=high)
+                others.append(entry)
+            elif rating is None:
                 entry.update(status="placing", rating=None)
                 placing.append(entry)
             else:
                 entry.update(
-                    status="playing", rating=rating, low=low, high=high,
-                    plus_minus=round((high - low) / 2, 2), rank_range=[rank_low, rank_high],
+                    status="playing", rating=rating, low=low, high=high, plus_minus=round((high - low) / 2, 2)
                 )  # fmt: skip
                 rated.append(entry)
     rated.sort(key=lambda e: -e["rating"])
+    ranges = rank_ranges({e["bot"]: (e["low"], e["high"]) for e in rated})
     for rank, entry in enumerate(rated, 1):
         entry["rank"] = rank
+        entry["rank_range"] = ranges[entry["bot"]]
+    # Benched and disqualified first among the rest (they have a bot), then no bot.
+    others.sort(key=lambda e: {"benched": 0, "disqualified": 1}.get(e["status"], 2))
     house = [
         {"bot": bid, "name": label, "games": games, "rating": rating, "low": low, "high": high}
         for bid, label, games, rating, low, high in store.all(
@@ -186,13 +220,15 @@ def _tail(arena: Arena, mid: int, bot_id: int) -> str | None:
 def bot(arena: Arena, viewer: Viewer, bot_id: int) -> dict:
     row = arena.store.one(
         "SELECT b.student_id, b.active, b.games, b.matches, b.placement_left, b.created, b.submission_id, "
-        "r.rating, r.low, r.high, r.rank_low, r.rank_high FROM bots b LEFT JOIN ratings r ON r.bot_id = b.id "
+        "r.rating, r.low, r.high, b.benched, b.wall_stops FROM bots b LEFT JOIN ratings r ON r.bot_id = b.id "
         "WHERE b.id = ?",
         bot_id,
     )
     if row is None:
         raise NotFound
-    student, active, games, matches, left, created, sub, rating, low, high, rank_low, rank_high = row
+    student, active, games, matches, left, created, sub, rating, low, high, benched, stops = row
+    ranked = _ranked_intervals(arena)
+    rank_range = rank_ranges(ranked).get(bot_id) if bot_id in ranked else None
     names = _names(arena, viewer)
     mine = _mine(viewer, student)
     recent = []
@@ -213,7 +249,7 @@ def bot(arena: Arena, viewer: Viewer, bot_id: int) -> dict:
         "yours": student is not None and student == viewer[0], "active": bool(active), "games": games,
         "matches": matches, "placement_left": left, "created": created,
         "rating": rating, "low": low, "high": high,
-        "rank_range": None if rank_low is None else [rank_low, rank_high],
+        "rank_range": rank_range, "benched": benched, "wall_stops": stops,
         "recent": recent, "forfeits": forfeits,
     }  # fmt: skip
     if mine:

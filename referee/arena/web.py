@@ -223,6 +223,11 @@ def build_app(arena: Arena, *, hosts: list[str], secure: bool) -> Starlette:
                     conn.execute(
                         "UPDATE students SET disqualified = NULL WHERE id = ?", (int(fields["student"]),)
                     )
+            elif action == "unbench":
+                with store.tx() as conn:
+                    conn.execute(
+                        "UPDATE bots SET benched = NULL, wall_stops = 0 WHERE id = ?", (int(fields["bot"]),)
+                    )
             elif action == "rerun-submission":
                 with store.tx() as conn:
                     conn.execute(

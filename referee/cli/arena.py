@@ -39,12 +39,15 @@ def add_parsers(subparsers: Any) -> None:
         "--concurrency",
         type=int,
         default=None,
-        help="ladder matches at once (default: cores − 1, at least 1)",
+        help="ladder matches at once (default: cores − 1, at least 1; with --cluster: its worker threads)",
     )
     serve.add_argument("--certfile", help="TLS certificate (PEM)")
     serve.add_argument("--keyfile", help="TLS private key (PEM)")
     serve.add_argument(
-        "--cluster", help="not yet: ladder matches on a Dask cluster (docs/arena.md, what is left)"
+        "--cluster",
+        metavar="ADDRESS",
+        help="play ladder matches on a Dask cluster: tcp://HOST:PORT, or local[:N] (docs/arena.md; "
+        "workers must see DIR at the same path)",
     )
     serve.add_argument(
         "--sandbox", choices=sandbox.CHOICES, help="isolation layer (default: the strongest here)"
@@ -97,16 +100,17 @@ def main(args: argparse.Namespace) -> int:
     if args.arena_command == "serve":
         from referee.arena.service import ServeError
         from referee.arena.service import main as serve
+        from referee.tournament.workers import WorkerLost
 
-        if args.cluster:
-            say("--cluster: not built yet; the ladder plays on local workers (docs/arena.md)")
+        if args.concurrency is not None and args.concurrency < 1:
+            say("--concurrency must be at least 1")
             return EXIT_USAGE
-        concurrency = args.concurrency or max(1, len(os.sched_getaffinity(0)) - 1)
         try:
-            serve(Path(args.folder), host=args.host, port=args.port, concurrency=concurrency,
+            serve(Path(args.folder), host=args.host, port=args.port, concurrency=args.concurrency,
                   certfile=args.certfile, keyfile=args.keyfile, sandbox_name=args.sandbox,
-                  allow_root=args.allow_root_bots, say=lambda line: print(line, flush=True))  # fmt: skip
-        except (ServeError, FileNotFoundError, ValueError) as exc:
+                  allow_root=args.allow_root_bots, say=lambda line: print(line, flush=True),
+                  cluster=args.cluster)  # fmt: skip
+        except (ServeError, FileNotFoundError, ValueError, WorkerLost) as exc:
             say(str(exc))
             return EXIT_USAGE
         return EXIT_OK
