@@ -565,3 +565,107 @@ def test_a_scheduler_lost_right_after_connecting_is_one_clusters_error(monkeypat
     ):
         ClusterExecutor("tcp://192.0.2.2:1", {})
     assert client.closed
+
+
+# ---------------------------------------------------------------------- issue 25: snapshots, logs
+
+
+@pytest.mark.slow
+def test_a_cluster_run_with_bots_under_tmp_equals_the_local_run_shipped_or_not(tmp_path):
+    """Issue 25, item 1: "a cluster run with bots under /tmp equals the local run".  The
+    bots (a C executable, and two copied sample players, which import the project's
+    protocol) live in a folder of /tmp outside the checkout; the tournament plays its
+    snapshots of them, on the workers at the same path or shipped (--ship-bots), while
+    logs and files change beside the originals.  Dask's lines go to cluster.log."""
+    import shutil
+    import tempfile
+
+    loose = Path(tempfile.mkdtemp(prefix="referee-bots-", dir="/tmp"))
+    try:
+        loose.chmod(0o755)
+        shutil.copy2(YAHTZEE / "bin" / "competent", loose / "competent")
+        for name in ("greedy_player.py", "random_player.py"):
+            shutil.copy2(YAHTZEE / name, loose / name)
+        bots = [
+            str(loose / "competent"),
+            f"python3 {loose / 'greedy_player.py'}",
+            f"python3 {loose / 'random_player.py'}",
+        ]
+
+        def run(out: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+            argv = [sys.executable, "-m", "referee", "tournament", *bots, "--game", "yahtzee", "--format",
+                    "round-robin", "--games", "12", "--seed", "9", "--out", str(out), "--quiet", *extra]  # fmt: skip
+            (loose / "run.log").write_text(f"{out.name}\n" * 100)  # changes beside the bots, every run
+            (loose / "notes.py").write_text(f"X = {out.name!r}\n")
+            return subprocess.run(
+                argv, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env
+            )
+
+        local = run(tmp_path / "local", "--concurrency", "2")
+        assert local.returncode == 0, local.stderr
+        for name, extra in (("cluster", ()), ("shipped", ("--ship-bots",))):
+            done = run(
+                tmp_path / name, "--cluster", "local:2", *extra, env=own_locks(tmp_path / f"locks-{name}")
+            )
+            assert done.returncode == 0, done.stderr
+            assert results(tmp_path / name) == results(tmp_path / "local"), name
+            assert "distributed" not in done.stderr and "Traceback" not in done.stderr, done.stderr
+            assert (tmp_path / name / "cluster.log").is_file()
+            snapshots = tmp_path / name / "bots"
+            assert sorted(p.name for p in snapshots.iterdir() if p.is_dir()) == [
+                "competent", "greedy_player", "random_player"
+            ]  # fmt: skip
+            assert (snapshots / "greedy_player" / "protocol" / "yahtzee.py").is_file()
+            assert not (snapshots / "competent" / "run.log").exists()
+    finally:
+        shutil.rmtree(loose, ignore_errors=True)
+
+
+@pytest.fixture
+def dask_logging():
+    """The test process's Dask loggers as they were: route_logs changes them."""
+    import logging
+
+    names = ["distributed", "dask", "tornado", "bokeh", "asyncio", "distributed.client", "distributed.gc",
+             "tornado.application"]  # fmt: skip
+    saved = {n: (list(logging.getLogger(n).handlers), logging.getLogger(n).propagate) for n in names}
+    yield
+    for name, (handlers, propagate) in saved.items():
+        log = logging.getLogger(name)
+        for handler in list(log.handlers):
+            log.removeHandler(handler)
+        for handler in handlers:
+            log.addHandler(handler)
+        log.propagate = propagate
+
+
+@pytest.mark.slow
+def test_a_failing_workers_traceback_goes_to_the_cluster_log_not_the_terminal(tmp_path, capfd, dask_logging):
+    """Issue 25: "third-party log lines stay off the terminal".  A local cluster's worker
+    whose task fails logs a traceback and prints to its stderr (the referee's terminal:
+    it is the referee's child); with the tournament's log, both land in cluster.log."""
+    from referee.tournament.cluster import close_client, connect
+
+    def fails() -> None:
+        import logging
+        import sys
+
+        try:
+            raise RuntimeError("boom in the worker")
+        except RuntimeError:
+            logging.getLogger("distributed.worker").exception("a worker's own traceback")
+        print("a stray line on the worker's stderr", file=sys.stderr, flush=True)
+        raise RuntimeError("the task failed")
+
+    log = tmp_path / "cluster.log"
+    client = connect("local:1", log)
+    try:
+        with pytest.raises(RuntimeError, match="the task failed"):
+            client.submit(fails, pure=False).result(timeout=60)
+    finally:
+        close_client(client)
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "boom" not in err and "stray line" not in err, err
+    text = log.read_text()
+    assert "a worker's own traceback" in text and "Traceback" in text and "boom in the worker" in text, text
+    assert "a stray line on the worker's stderr" in text, text

@@ -277,6 +277,58 @@ def worker_pinning() -> Pinning:
     return _pinning
 
 
+#: Dask's and distributed's own log lines (a lost worker, a nanny's restart, a task's
+#: traceback), in the tournament's folder: third-party lines stay off the terminal.
+LOG_NAME = "cluster.log"
+#: The third-party loggers routed there (and their children).
+_THIRD_PARTY = ("distributed", "dask", "tornado", "bokeh", "asyncio")
+_LOG_FORMAT = "%(asctime)s %(process)d %(name)s %(levelname)s: %(message)s"
+
+
+def route_logs(path: Path | str) -> None:
+    """Send this process's Dask, distributed and tornado log lines to ``path`` (appended)
+    instead of stderr: their stream handlers are removed, a file handler takes their
+    place, and none propagates to the root (whose handlers may print)."""
+    handler = logging.FileHandler(path, encoding="utf-8")
+    handler.setFormatter(logging.Formatter(_LOG_FORMAT))
+    names = [
+        n
+        for n, log in list(logging.root.manager.loggerDict.items())
+        if isinstance(log, logging.Logger) and any(n == t or n.startswith(t + ".") for t in _THIRD_PARTY)
+    ]
+    for name in {*_THIRD_PARTY, *names}:
+        log = logging.getLogger(name)
+        for old in list(log.handlers):
+            if isinstance(old, logging.StreamHandler):  # FileHandler is one too: an earlier route's
+                log.removeHandler(old)
+                if isinstance(old, logging.FileHandler):
+                    old.close()
+        if name in _THIRD_PARTY:
+            log.addHandler(handler)
+        log.propagate = name not in _THIRD_PARTY  # children reach the file through their root logger
+
+
+class LogRouting(WorkerPlugin):
+    """On each worker process of a ``local[:N]`` cluster (children of the referee, so
+    their stderr is its terminal): its Dask lines and anything else it writes to stderr
+    (a traceback Python prints, a warning) go to the tournament's ``cluster.log``.  Not
+    used on an organiser's cluster: its workers' logs are the organiser's."""
+
+    idempotent = True
+    name = "referee-log-routing"
+
+    def __init__(self, path: str) -> None:
+        self.path = path
+
+    def setup(self, worker: Any) -> None:
+        route_logs(self.path)
+        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            os.dup2(fd, 2)
+        finally:
+            os.close(fd)
+
+
 def pin_workers(client: Any) -> None:
     """Register :class:`CorePinning` with the scheduler: every worker runs it now, and
     every worker that joins later (a nanny's restart, a machine added) when it joins."""
@@ -382,15 +434,18 @@ def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).replace("\\n", "\n").split()) or type(exc).__name__
 
 
-def connect(address: str) -> Any:
+def connect(address: str, log: Path | None = None) -> Any:
     """A ``distributed.Client`` for ``address``: ``tcp://HOST:PORT`` (a running
     scheduler), or ``local[:N]`` (a LocalCluster of N one-thread worker processes on
     this machine; N defaults to the usable cores).  Its workers pin themselves to a
-    core each (:func:`pin_workers`)."""
+    core each (:func:`pin_workers`).  With ``log``, Dask's own lines (this process's,
+    and a local cluster's workers') go to that file, not to the terminal."""
     try:
         from distributed import Client, LocalCluster
     except ImportError:
         raise ClusterError("--cluster needs Dask: pip install 'referee[cluster]'") from None
+    if log is not None:
+        route_logs(log)
     if address == "local" or address.startswith("local:"):
         count_text = address.partition(":")[2]
         if count_text and not count_text.isdigit():
@@ -402,6 +457,11 @@ def connect(address: str) -> Any:
             n_workers=max(1, count), threads_per_worker=1, processes=True, dashboard_address=None
         )
         client = Client(cluster)
+        if log is not None:
+            try:
+                client.register_plugin(LogRouting(str(log)), name=LogRouting.name)
+            except Exception as exc:  # a worker lost meanwhile: its replacement gets it on joining
+                logger.warning("referee: cannot route the workers' logs: %s", one_line(exc))
     else:
         try:
             client = Client(address, timeout=20)
@@ -442,10 +502,11 @@ class ClusterExecutor:
         hashes: dict[str, str],
         skip: tuple[str, ...] = (),
         ship: bool = False,
+        log: Path | None = None,
     ) -> None:
         self.hashes = hashes
         self.skip = skip
-        self.client = connect(address)
+        self.client = connect(address, log)
         self.ship = ship
         #: --ship-bots: each bot's files, sent to every worker once (Dask's broadcast).
         self.shipped: dict[str, Any] = {}
@@ -621,8 +682,9 @@ class ClusterSessionExecutor:
         opening: wire.OpenSession,
         hashes: dict[str, str],
         skip: tuple[str, ...] = (),
+        log: Path | None = None,
     ) -> None:
-        self.client = connect(address)
+        self.client = connect(address, log)
         self.concurrency = opening.slots
         self.health: dict[str, WorkerHealth] = {}
         future = self.client.submit(SessionActor, wire.encode(opening), hashes, skip, actor=True, pure=False)

@@ -177,7 +177,7 @@ class Runner:
             self._record_restarts()
         if self.per_tournament and self.settings.cluster is not None:
             # The session, every bot in it, on one worker of the cluster for the tournament.
-            from referee.tournament.cluster import ClusterSessionExecutor
+            from referee.tournament.cluster import LOG_NAME, ClusterSessionExecutor
 
             opening = wire.OpenSession(
                 bots=[self.specs[b] for b in self.config.everyone],
@@ -186,7 +186,11 @@ class Runner:
                 slots=self.concurrency,
             )
             executor = ClusterSessionExecutor(
-                self.settings.cluster, opening, self.store.bot_hashes(), skip=(str(self.out),)
+                self.settings.cluster,
+                opening,
+                self.store.bot_hashes(),
+                skip=(str(self.out),),
+                log=self.out / LOG_NAME,
             )
         elif self.per_tournament:
             stderr_dir = self.out / "stderr"
@@ -195,13 +199,14 @@ class Runner:
                 everyone, self._session_config, self.concurrency, self.out / "workers", stderr_dir
             )
         elif self.settings.cluster is not None:
-            from referee.tournament.cluster import ClusterExecutor
+            from referee.tournament.cluster import LOG_NAME, ClusterExecutor
 
             executor = ClusterExecutor(
                 self.settings.cluster,
                 self.store.bot_hashes(),
                 skip=(str(self.out),),
                 ship=self.settings.ship_bots,
+                log=self.out / LOG_NAME,
             )
         else:
             executor = MatchExecutor(self.concurrency, self.out / "workers")
