@@ -33,7 +33,8 @@ The package is small modules, one idea each, in the order a bot meets them:
 The machinery that carries the plan out lives beside them: :mod:`.spawn` starts every
 bot with bounded waits; :mod:`.supervisor` (run as ``python3 -I -S``, standard library
 only) builds the supervised layers from inside, with :mod:`.landlock` and
-:mod:`.seccomp`; :mod:`.cgroups` gives a bot, as root, a cgroup of its own.
+:mod:`.seccomp`; :mod:`.cgroups` gives a bot a cgroup of its own, as root or in a cgroup
+subtree delegated to the user.
 docs/security.md has the threat model and a measured table of what each layer stops.
 
 Everything the rest of the referee uses is importable from the package itself.

@@ -22,7 +22,8 @@ Weakest to strongest (``--sandbox``; ``auto`` picks the strongest that works her
     only the system directories and the bot's own files (read-only), a fresh /proc,
     and one size-capped tmpfs for /tmp, /dev/shm and its working directory; Landlock,
     the seccomp filter and a per-bot process cap on top.  As root, a uid of its own and
-    (where available) a cgroup.
+    (where available) a cgroup; without root, a cgroup where the user has a delegated
+    subtree.
 ``bwrap``
     bubblewrap, where it is installed: namespaces much like the layer above, without
     the seccomp filter, Landlock or the process cap.
