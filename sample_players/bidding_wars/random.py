@@ -7,6 +7,7 @@ Answers every ``bid`` line with one card and ignores the ``reveal`` and ``end`` 
 """
 
 import importlib.util
+import os
 import pathlib
 import sys
 
@@ -20,6 +21,10 @@ if importlib.util.find_spec("protocol") is None:
         if (_up / "protocol" / "__init__.py").is_file():
             sys.path.insert(0, str(_up))
             break
+    else:  # a copy elsewhere, run by the referee: the package it names (REFEREE_PROTOCOL)
+        _given = os.environ.get("REFEREE_PROTOCOL")
+        if _given:
+            sys.path.append(os.path.dirname(_given))
 
 import random  # noqa: E402
 

@@ -52,6 +52,8 @@ from referee.seats.process.sandbox.visibility import (
 
 #: Where a bot's own files (its manifest directory) are, since it runs elsewhere.
 HOME_VAR = "REFEREE_BOT_DIR"
+#: The bot's environment names the referee's ``protocol`` package (its directory).
+PROTOCOL_VAR = "REFEREE_PROTOCOL"
 #: Memory the supervisor's processes may use in a bot's cgroup on top of the bot's cap.
 _SUPERVISOR_ROOM = 64 << 20
 #: What only a cgroup caps: kernel memory that no process's RSS shows (docs/security.md).
@@ -337,5 +339,9 @@ def bot_environment(workdir: str, home: str) -> tuple[dict[str, str], str]:
         "LC_ALL": "C.UTF-8",
         HOME_VAR: home,
         TOKEN_VAR: token,
+        # The referee's stdlib-only wire package, visible under every layer: a copied
+        # sample player (or any bot) outside the checkout finds it here, under a Python
+        # without the referee (docs/writing-a-bot.md).
+        PROTOCOL_VAR: PROTOCOL_DIR,
     }
     return env, token
