@@ -193,7 +193,7 @@ def test_a_deal_counts_when_one_seat_decided():
     decided (it raised, the dead bot folded: +2) and those the dead bot had to open and
     failed before it was asked anything (+1).  Only a deal before the live bot's first
     answer (it had never answered, as far as the deal shows) is void."""
-    match, records = _match({"live": _folder(0.0, 1), "dead": _crashes}, 200, keep_going=True)
+    match, _records = _match({"live": _folder(0.0, 1), "dead": _crashes}, 200, keep_going=True)
     live, dead = match.result().player("live"), match.result().player("dead")
     assert live.losses == 0 and live.draws <= 1 and live.wins == 200 - live.draws
     assert dead.wins == 0
