@@ -330,9 +330,12 @@ def test_freeze_into_the_grading_pipeline(arena):
     rows = {r["student"]: r for r in csv.DictReader((out / "grading" / "gradebook.csv").open())}
     assert set(STUDENTS + CROWD) <= set(rows), sorted(rows)
     assert rows["alice"]["outcome"] == "ok" and rows["bob"]["outcome"] in ("ok", "not-qualified")
-    assert rows["dave"]["outcome"] == "missing"
+    # Nothing of dave's passed: his last upload is graded as it fails, not as missing.
+    assert rows["dave"]["outcome"] == "compile-error", rows["dave"]
+    assert rows["s03"]["outcome"] == "unsafe-path" and rows["alice"]["outcome"] == "ok"
     assert float(rows["alice"]["total"]) > float(rows["dave"]["total"])
     assert (out / "grading" / "students" / "alice" / "results.json").is_file()
     assert (out / "grading" / "students" / "alice" / "feedback.html").is_file()
     frozen = json.loads((out / "frozen.json").read_text())
     assert frozen["students"]["alice"]["submission"] == arena["subs"]["alice"]
+    assert frozen["students"]["alice"]["checked"] and not frozen["students"]["dave"]["checked"]

@@ -1,7 +1,9 @@
 """``referee arena freeze DIR --out GRADES [--deadline T] [--config grading.toml]``.
 
 The deadline's hand-over to ``referee grade``: every student's last submission made by
-the deadline that passed the arena's check is copied, as uploaded, into
+the deadline that passed the arena's check (or, when none passed, their last submission,
+so that the gradebook says why — a compile error, a crash at start — rather than
+"missing") is copied, as uploaded, into
 ``GRADES/submissions/<student>/`` (the tree the arena unpacked and checked), a roster of every student is written beside it
 (those with no checked submission are graded ``missing``), and the grading pipeline
 (:class:`referee.grade.pipeline.Grading`) grades them from scratch with the arena's game
@@ -64,6 +66,14 @@ def collect(folder: Path, out: Path, deadline: float | None) -> dict[str, dict]:
                 sid,
                 deadline if deadline is not None else float("inf"),
             )
+            checked = row is not None
+            if row is None:  # nothing passed: their last upload, graded as it fails (not "missing")
+                row = store.one(
+                    "SELECT id, path, filename, created, sha256 FROM submissions WHERE student_id = ? "
+                    "AND state = 'done' AND created <= ? ORDER BY id DESC LIMIT 1",
+                    sid,
+                    deadline if deadline is not None else float("inf"),
+                )
             if row is None:
                 taken[ident] = {"student": name, "submission": None}
                 continue
@@ -81,7 +91,7 @@ def collect(folder: Path, out: Path, deadline: float | None) -> dict[str, dict]:
                 else:
                     shutil.copytree(source, subs_dir / ident)
             taken[ident] = {"student": name, "submission": sub_id, "filename": filename, "created": created,
-                            "sha256": sha}  # fmt: skip
+                            "sha256": sha, "checked": checked}  # fmt: skip
     finally:
         store.close()
     with open(out / "roster.csv", "w", newline="", encoding="utf-8") as f:
@@ -123,8 +133,10 @@ def freeze(
     out.mkdir(parents=True, exist_ok=True)
     taken = collect(folder, out, when)
     say(
-        f"froze {sum(1 for t in taken.values() if t['submission'])} of {len(taken)} students' last checked "
-        f"submissions{'' if when is None else ' by ' + deadline} into {out}/submissions"
+        f"froze {sum(1 for t in taken.values() if t.get('checked'))} of {len(taken)} students' last checked "
+        f"submissions{'' if when is None else ' by ' + deadline} into {out}/submissions, and the last upload of "
+        f"{sum(1 for t in taken.values() if t['submission'] and not t.get('checked'))} with none that passed "
+        f"(graded as they fail); {sum(1 for t in taken.values() if not t['submission'])} handed in nothing"
     )
     import msgspec
 
