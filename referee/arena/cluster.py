@@ -13,11 +13,12 @@ Workers must see the arena's folder at the same path (a shared filesystem, or on
 machine): they run the bots from ``DIR/bots`` and write the replays and stderr files
 into ``DIR/logs`` and ``DIR/stderr``.  A worker checks each bot's files against the
 content hash the arena took (:class:`~referee.tournament.cluster.BotMismatch` if they
-differ: a stale copy).
+differ: a stale copy).  Dask's own log lines go to ``DIR/cluster.log``.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import msgspec
@@ -81,9 +82,9 @@ class Cluster:
     #: The task bounds the match itself (:func:`play_task`).
     bounded = True
 
-    def __init__(self, address: str) -> None:
+    def __init__(self, address: str, log: Path | None = None) -> None:
         self.address = address
-        self.client: Any = connect(address)
+        self.client: Any = connect(address, log)
         self.hashes: dict[str, str] = {}
         try:
             self.concurrency = max(1, sum(self.client.nthreads().values()))

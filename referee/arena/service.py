@@ -81,7 +81,7 @@ async def serve(
     if cluster is not None:
         from referee.arena.cluster import Cluster
 
-        executor = await trio.to_thread.run_sync(Cluster, cluster)
+        executor = await trio.to_thread.run_sync(Cluster, cluster, arena.folder / "cluster.log")
         concurrency = concurrency or executor.concurrency
     concurrency = concurrency or max(1, len(os.sched_getaffinity(0)) - 1)
     matches, subs = arena.store.recover()
