@@ -33,7 +33,7 @@ import trio
 from referee.core import toml_values
 from referee.grade.config import GradingConfig
 from referee.grade.model import OK, CompeteStep, Forfeit, Replay, Standing
-from referee.grade.steps import referee_command, run_child
+from referee.grade.steps import GAME_REPLAYS, referee_command, replayed_games_text, run_child
 from referee.seats.process.stderr import stderr_tail
 from referee.tournament import snapshot
 from referee.tournament.store import Store, StoreError
@@ -111,6 +111,8 @@ def tournament_toml(
         "game_logs": True,
         "quiet": True,
         "allow_root_bots": allow_root,
+        # Issue 28: a game whose forfeit the grading machine caused is played again.
+        "replay_overloaded": GAME_REPLAYS,
     }
     for key in ("rounds", "table_size", "tables", "seeding", "seeding_games"):
         if getattr(c, key) is not None:
@@ -325,6 +327,7 @@ def student_step(
             if player.get("name") != entrant.name:
                 continue
             decisions += player.get("decisions", 0)
+            step.replayed += player.get("replayed_games", 0)
             total_us += player.get("decisions", 0) * player.get("mean_decision_us", 0.0)
             max_us = max(max_us, player.get("max_decision_us", 0.0))
             if (player.get("losses") or player.get("forfeits")) and len(step.replays) < _REPLAYS_MAX:
@@ -352,6 +355,8 @@ def student_step(
     )
     by = f" by {competition.ranked_by}" if competition.ranked_by else ""
     step.summary = f"{rank}{by}; W {step.wins}, L {step.losses}, D {step.draws} in {step.games} games"
+    if step.replayed:
+        step.summary += f" ({replayed_games_text(step.replayed)})"
     return step
 
 

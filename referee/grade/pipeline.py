@@ -87,6 +87,46 @@ UNPACKED = "unpacked.json"
 GRADER_FAULTS = ("grader-error", "build-error", steps.OVERLOADED)
 
 
+def overload_notes(students: list[StudentResult]) -> list[str]:
+    """The TA's overview lines on the grading machine's overload (issue 28): the check
+    runs and the games replayed, and what could not be graded at all."""
+    notes = []
+    built = [s for s in students if s.build is not None and s.build.replayed]
+    if built:
+        notes.append(
+            f"built {sum(len(s.build.replayed) for s in built)} submission(s) again: the grading machine was "
+            f"overloaded ({', '.join(s.student for s in built[:10])})"
+        )
+    replayed = [s for s in students if s.check is not None and s.check.replayed]
+    if replayed:
+        runs = sum(len(s.check.replayed) for s in replayed)
+        notes.append(
+            f"replayed {runs} check run(s) of {len(replayed)} student(s): the grading machine was overloaded "
+            f"({', '.join(s.student for s in replayed[:10])})"
+        )
+    for name in ("qualify", "compete"):
+        games = {s.student: getattr(s, name).replayed for s in students if getattr(s, name) is not None}
+        games = {student: n for student, n in games.items() if n}
+        if games:
+            what = "qualification" if name == "qualify" else "competition"
+            notes.append(
+                f"{steps.replayed_games_text(sum(games.values()))} ({what}: "
+                f"{', '.join(f'{student} {n}' for student, n in list(games.items())[:10])})"
+            )
+    overloaded = [
+        f"{s.student} ({name})"
+        for s in students
+        for name in ("build", "check", "qualify")
+        if getattr(s, name) is not None and getattr(s, name).outcome == steps.OVERLOADED
+    ]
+    if overloaded:
+        notes.append(
+            f"{len(overloaded)} step(s) not graded, the machine overloaded in every replay: "
+            f"{', '.join(overloaded[:10])}; referee grade --resume OUT on a quieter machine grades them"
+        )
+    return notes
+
+
 class GradeError(Exception):
     """Grading cannot go on; the message says why in one line (not a student's fault)."""
 
@@ -535,21 +575,7 @@ class Grading:
         students = list(results.values())
         scheme.apply(students, self.config.points, enabled)
         notes = list(self.notes)
-        replayed = [s for s in students if s.check is not None and s.check.replayed]
-        if replayed:
-            runs = sum(len(s.check.replayed) for s in replayed)
-            notes.append(
-                f"replayed {runs} check run(s) of {len(replayed)} student(s): the grading machine was overloaded "
-                f"({', '.join(s.student for s in replayed[:10])})"
-            )
-        overloaded = [
-            s.student for s in students if s.check is not None and s.check.outcome == steps.OVERLOADED
-        ]
-        if overloaded:
-            notes.append(
-                f"{len(overloaded)} check(s) not graded, the machine overloaded in every replay: "
-                f"{', '.join(overloaded[:10])}; referee grade --resume OUT on a quieter machine grades them"
-            )
+        notes += overload_notes(students)
         return ClassResult(
             game=self.game,
             referee_version=__version__,
