@@ -56,7 +56,13 @@ def test_a_bot_starved_by_busy_loops_beside_it_is_replayed_not_penalised(tmp_pat
     os.sched_setaffinity(0, {core})
     try:
         hogs += [
-            subprocess.Popen([sys.executable, "-c", HOG], preexec_fn=lambda: os.sched_setaffinity(0, {core}))
+            # Each in a session of its own: the bot runs in its own (setsid), and with
+            # autogroup scheduling the CPU is shared between sessions first.
+            subprocess.Popen(
+                [sys.executable, "-c", HOG],
+                preexec_fn=lambda: os.sched_setaffinity(0, {core}),
+                start_new_session=True,
+            )
             for _ in range(6)
         ]
         # 40 ms of CPU an answer, limit 150 ms: late only when it cannot get the CPU.
