@@ -331,3 +331,93 @@ def test_protocol_lines_map_to_the_2013_api(built: Path) -> None:
     )
     assert "getDecision threw" in done.stderr and "java.lang.RuntimeException: boom" in done.stderr
     assert "getDecision returned null" in done.stderr
+
+
+# A 2013-style bot (written for this test): it builds strings with ``+`` in its reports,
+# as 2013 entries did for logging.  Compiled by javac 9+ with its defaults, the JVM's
+# first such concatenation bootstraps StringConcatFactory (~25-50 ms of CPU), which
+# counted against the bot's next 50 ms decision (issue 25, item 5).
+CONCAT = (
+    "package model.liarsDice.bots;\n"
+    + IMPORTS
+    + """
+public class ConcatBot extends LiarsDiceBot {
+    private int rounds = 0;
+    private String last = "";
+
+    public String getName() { return "Concat " + rounds; }
+
+    public Decision getDecision(GameInfo gi) {
+        int q = Math.max(1, gi.getTotalDice() / 3);
+        Bid bid = new Bid(q, 6);
+        if (gi.getCurrentBid() == null || checkValidDecision(bid, gi)) return bid;
+        return new Challenge();
+    }
+
+    public void reportRoundResults(GameInfo gi) {
+        rounds++;
+        List<Round> all = gi.getGameHistory().getRounds();
+        Round r = all.get(all.size() - 1);
+        last = "Round " + rounds + ": " + r.getResult() + " after " + r.getTurns().size() + " turns";
+    }
+
+    public void reportGameResults(GameInfo gi) {
+        last = "Game over after " + rounds + " rounds; winner " + gi.getWinnerID() + "; " + last;
+    }
+}
+"""
+)
+
+
+def test_make_bot_compiles_string_concatenation_as_javac_8_did(built: Path, tmp_path: Path) -> None:
+    """``make bot`` passes ``-XDstringConcat=inline``: the student's ``+`` on strings is
+    StringBuilder calls, not invokedynamic, so no decision pays for the bootstrap."""
+    source = tmp_path / "ConcatBot.java"
+    source.write_text(CONCAT)
+    dest = tmp_path / "concat"
+    subprocess.run(
+        ["make", "-s", "-C", str(ADAPTER), f"OUT={built}", "bot", f"SRC={source}", f"DEST={dest}"],
+        check=True,
+        capture_output=True,
+    )
+    klass = dest / "model" / "liarsDice" / "bots" / "ConcatBot.class"
+    code = subprocess.run(
+        ["javap", "-c", "-p", str(klass)], check=True, capture_output=True, text=True
+    ).stdout
+    assert "StringBuilder" in code and "invokedynamic" not in code
+
+
+@pytest.mark.slow
+def test_a_2013_style_bot_plays_clean_under_the_seed_clock(built: Path, tmp_path: Path) -> None:
+    """Seed 001's 50 ms for every decision, the first included (the startup allowance
+    ends when the harness reads its first request, after the JVM has started and the
+    harness warmed up): two JVMs of the concatenating bot and the sample student lose
+    no die in 3 matches (with invokedynamic concatenation about one match in three lost
+    one)."""
+    source = tmp_path / "ConcatBot.java"
+    source.write_text(CONCAT)
+    dest = tmp_path / "concat"
+    subprocess.run(
+        [
+            "make",
+            "-s",
+            "-C",
+            str(ADAPTER),
+            f"OUT={built}",
+            "bot",
+            f"SRC={source}",
+            f"DEST={dest}",
+            "NAME=concat",
+        ],
+        check=True,
+        capture_output=True,
+    )
+    for d, _, files in os.walk(tmp_path):  # as root each bot runs under a uid of its own
+        os.chmod(d, 0o755)
+        for f in files:
+            os.chmod(os.path.join(d, f), 0o644)
+    for seed in (1, 2, 3):
+        bots = [str(dest), str(built / "sample-bot"), str(dest), str(PLAYERS / "bin" / "reader")]
+        summary = _match(bots, games=10, seed=seed, out=tmp_path)
+        for p in summary["players"]:
+            assert p["forfeits"] == {} and p["restarts"] == 0, (seed, p["name"], p["forfeit_details"])
