@@ -1,7 +1,7 @@
 """Remote play: ``referee serve`` seats bots that connect over TCP (issue 15, docs/remote.md).
 
 The server runs in the test's own trio loop on a loopback port; honest players are
-:class:`~referee.remote.client.Relay`s running real sample bots, hostile ones are raw
+:class:`~referee.seats.remote_client.Relay`s running real sample bots, hostile ones are raw
 streams that stall, disconnect mid-hand, flood or lie about who they are.  The table
 must end with the verdicts a local bot would get, and the other players unharmed.
 """
@@ -21,10 +21,10 @@ import trio
 from protocol import relay
 from referee.core.botspec import resolve
 from referee.core.limits import LimitsOverride
-from referee.remote import server as server_module
-from referee.remote.client import ConnectError, LineReader, Relay, open_stream
-from referee.remote.server import ServeConfig, Server, load_tokens
 from referee.seats.process import sandbox
+from referee.seats.remote_client import ConnectError, LineReader, Relay, open_stream
+from referee.serve import server as server_module
+from referee.serve.server import ServeConfig, Server, load_tokens
 from referee.tournament.store import Store
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -16,7 +16,7 @@ import pytest
 import trio
 
 from referee.core.limits import LimitsOverride
-from referee.remote.server import ServeConfig, Server
+from referee.serve.server import ServeConfig, Server
 from tests import ppca_client
 
 LIMITS = LimitsOverride(startup_s=3.0, decision_s=0.3)

@@ -183,7 +183,7 @@ def remote_us_per_decision(bot: Path, games_count: int) -> tuple[float, float]:
     ``referee serve`` here and two ``referee connect`` processes on loopback, every
     process on the one pinned core.  Returns (µs per decision remote, µs per decision
     of the same match run locally), each the match's wall time over its decisions."""
-    from referee.remote.server import ServeConfig, Server
+    from referee.serve.server import ServeConfig, Server
 
     local = match_us_per_decision(bot, games_count)[2]
 

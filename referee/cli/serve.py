@@ -132,8 +132,8 @@ def serve_main(args: argparse.Namespace) -> int:
     import trio
 
     from referee.core import interrupts
-    from referee.remote.server import ServeConfig, Server, load_tokens, serve_listeners, server_tls
     from referee.seats.remote import NETWORK_ALLOWANCE_S
+    from referee.serve.server import ServeConfig, Server, load_tokens, serve_listeners, server_tls
 
     game_cls = games.get(args.game)
     size = args.table_size or game_cls.seats.default
@@ -248,8 +248,8 @@ def connect_main(args: argparse.Namespace) -> int:
     import trio
 
     from referee.core.botspec import BotSpecError, resolve
-    from referee.remote.client import ConnectError, Relay, open_stream
     from referee.seats.process import sandbox
+    from referee.seats.remote_client import ConnectError, Relay, open_stream
 
     host, sep, port_text = args.address.rpartition(":")
     if not sep or not port_text.isdigit() or not host:

@@ -29,6 +29,9 @@ from referee.core.limits import LimitsOverride
 from referee.core.toml_errors import explain
 
 MANIFEST = "bot.toml"
+#: The system's directories, read-only and visible to every bot under every sandbox layer
+#: (:mod:`referee.seats.process.sandbox.paths` builds the views from them).
+SYSTEM_DIRS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt")
 
 
 class BotSpecError(ValueError):
@@ -70,8 +73,6 @@ def _confine(argv: list[str], home: Path, manifest_path: Path) -> None:
     path elsewhere would let a bot widen its own sandbox to another bot's files.
     (Programs named without a path, like ``python3``, come from the user's PATH.)
     """
-    from referee.seats.process.sandbox import SYSTEM_DIRS  # the system's directories, visible to every bot
-
     allowed = (str(home), *SYSTEM_DIRS)
     for word in argv:
         if not os.path.isabs(word) or not os.path.exists(word):

@@ -19,9 +19,8 @@ from typing import Any, Literal
 
 import msgspec
 
+from referee.core.results import Moments, SprtResult
 from referee.core.verdict import Forfeit
-from referee.stats.intervals import Moments
-from referee.stats.sprt import SprtResult
 
 #: A step's kinds: ``ask`` a request and its reply; ``tell`` an information line;
 #: ``down`` a penalty taken for a seat whose bot was not running (nothing was sent).

@@ -27,8 +27,8 @@ import trio
 from protocol import relay
 from referee.core.limits import Limits
 from referee.core.verdict import BotFault, Verdict
-from referee.remote.wire import Wire
 from referee.seats._abc import Seat, SeatUsage, notes_usage
+from referee.seats.remote_wire import Wire
 
 #: Seconds added to every time limit of a remote seat for the network's round trip and
 #: the relay: a lost packet's retransmission (~0.2-1 s) must not cost a game.

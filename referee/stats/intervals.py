@@ -42,42 +42,10 @@ from statistics import NormalDist
 
 import msgspec
 
+from referee.core.results import Moments
+
 #: The default confidence of every interval the referee reports.
 CONFIDENCE = 0.95
-
-
-class Moments(msgspec.Struct, array_like=True):
-    """Count, sum and sum of squares of some units' values: enough for a mean, its
-    standard deviation and its interval, and additive (:meth:`add`, :func:`pooled`).
-    Encoded as a three-element array: ``[n, sum, sum of squares]``."""
-
-    n: int = 0
-    total: float = 0.0
-    total_sq: float = 0.0
-
-    def push(self, value: float) -> None:
-        """Add one unit's value."""
-        self.n += 1
-        self.total += value
-        self.total_sq += value * value
-
-    def add(self, other: Moments) -> None:
-        """Add another sample's units."""
-        self.n += other.n
-        self.total += other.total
-        self.total_sq += other.total_sq
-
-    @property
-    def mean(self) -> float:
-        return self.total / self.n if self.n else 0.0
-
-    @property
-    def sd(self) -> float:
-        """The sample standard deviation (n − 1 in the denominator; 0 below two units)."""
-        if self.n < 2:
-            return 0.0
-        # Rounding can make a zero variance slightly negative.
-        return math.sqrt(max(0.0, (self.total_sq - self.total * self.total / self.n) / (self.n - 1)))
 
 
 def pooled(samples: Iterable[Moments]) -> Moments:

@@ -159,6 +159,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from referee.core.results import SprtResult
 from referee.stats.intervals import expected_score, z_value
 
 if TYPE_CHECKING:
@@ -538,59 +539,6 @@ def _logistic_elo(score: float) -> float:
 
 
 # --- the match's accumulator ------------------------------------------------------------
-
-
-class SprtResult(msgspec.Struct, kw_only=True):
-    """Where a sequential test stands: its statistics, LLR and bounds, its decision
-    ("H0", "H1" or None while undecided), and its estimate with a 95 % interval — the
-    Elo in the test's model (as fastchess reports them), or for a score test
-    (``statistics`` "normal") the tested bot's mean edge per game.  ``games`` counts the
-    games in the statistics (an unfinished pair's first game is not in them).  An Elo
-    test leaves the mean fields None, a score test the Elo fields; its ``counts`` are
-    empty and its ``model`` is "normal"."""
-
-    statistics: str
-    counts: list[int]
-    llr: float
-    lower: float
-    upper: float
-    decision: str | None
-    elo0: float | None
-    elo1: float | None
-    alpha: float
-    beta: float
-    model: str
-    games: int
-    elo: float | None
-    elo_low: float | None
-    elo_high: float | None
-    mean0: float | None = None
-    mean1: float | None = None
-    mean: float | None = None
-    mean_low: float | None = None
-    mean_high: float | None = None
-
-    def describe(self) -> str:
-        """The hypotheses and error rates, e.g. "pentanomial, normalized elo0=0 elo1=5
-        alpha=0.05 beta=0.05" or "normal, mean0=0 mean1=0.1 per game alpha=…"."""
-        if self.statistics == "normal":
-            hypotheses = f"mean0={self.mean0:g} mean1={self.mean1:g} per game"
-        else:
-            hypotheses = f"{self.model} elo0={self.elo0:g} elo1={self.elo1:g}"
-        return f"{self.statistics}, {hypotheses} alpha={self.alpha:g} beta={self.beta:g}"
-
-    def estimate(self) -> str:
-        """The test's estimate with its 95 % interval, e.g. "normalized Elo +12.0 [+3.1,
-        +20.9]" or "edge +0.191 [+0.048, +0.334] per game"."""
-        if self.statistics == "normal":
-            return f"edge {self.mean:+.3f} [{self.mean_low:+.3f}, {self.mean_high:+.3f}] per game"
-        return f"{self.model} Elo {_signed(self.elo)} [{_signed(self.elo_low)}, {_signed(self.elo_high)}]"
-
-
-def _signed(value: float | None) -> str:
-    if value is None:
-        return "?"
-    return "+inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:+.1f}"
 
 
 #: A game's score → half-points (the index of its trinomial cell).

@@ -23,9 +23,9 @@ from protocol import relay
 from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
 from referee.core.verdict import BotFault
-from referee.remote.wire import Wire
 from referee.seats.process.bot import BotProcess
 from referee.seats.process.sandbox import Layer
+from referee.seats.remote_wire import Wire
 
 #: How long a client waits, holding its loop, for the server's next line right after an
 #: answer: on a near server it comes within this, and skips trio's scheduler.
