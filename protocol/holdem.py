@@ -477,7 +477,7 @@ def parse_show_request(line: bytes | str) -> ShowRequest:
 
 def parse_result(line: bytes | str) -> Result:
     f = _fields(line, "result", ("hand", "board", "shown", "pots", "won", "stacks"))
-    shown = []
+    shown: list[tuple[int, tuple[int, ...], tuple[int, ...]]] = []
     if f["shown"] != "-":
         for entry in f["shown"].split(","):
             parts = entry.split(":")
@@ -485,17 +485,20 @@ def parse_result(line: bytes | str) -> Result:
                 shown.append((int(parts[0]), (), ()))
             else:
                 shown.append((int(parts[0]), parse_cards(parts[1]), parse_cards(parts[2])))
-    pots = []
+    pots: list[tuple[int, tuple[tuple[int, int], ...]]] = []
     if f["pots"] != "-":
         for pot in f["pots"].split(","):
             amount, winners = pot.split(":")
-            pairs = tuple(tuple(int(v) for v in w.split("=")) for w in winners.split("."))
-            pots.append((int(amount), pairs))
+            pairs: list[tuple[int, int]] = []
+            for w in winners.split("."):
+                seat, chips = (int(v) for v in w.split("="))
+                pairs.append((seat, chips))
+            pots.append((int(amount), tuple(pairs)))
     return Result(
         hand=int(f["hand"]),
         board=parse_cards(f["board"]),
-        shown=tuple(shown),  # type: ignore[arg-type]
-        pots=tuple(pots),  # type: ignore[arg-type]
+        shown=tuple(shown),
+        pots=tuple(pots),
         won=_ints(f["won"]),
         stacks=_ints(f["stacks"]),
     )

@@ -155,7 +155,8 @@ class Reveal(NamedTuple):
     bidder: int
     quantity: int
     face: int
-    count: int
+    # The field shadows tuple.count(): it is the protocol's name, which bots read, so it stays.
+    count: int  # type: ignore[assignment]
     loser: int
     hands: tuple[tuple[int, ...], ...]
 

@@ -28,7 +28,7 @@ class _Strict(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=T
     pass
 
 
-class LadderSection(_Strict):
+class LadderSection(_Strict, frozen=True):
     #: Games (deals) per ladder match.
     games: int = 40
     #: Matches a new bot plays first, against opponents spread over the ladder.
@@ -53,7 +53,7 @@ class LadderSection(_Strict):
     keep_replays: int = 20
 
 
-class UploadSection(_Strict):
+class UploadSection(_Strict, frozen=True):
     #: The largest upload accepted, in MiB.
     max_mib: float = 10.0
     #: Uploads a token may make in an hour.
@@ -64,7 +64,7 @@ class UploadSection(_Strict):
     concurrency: int = 2
 
 
-class ArenaConfig(_Strict):
+class ArenaConfig(_Strict, frozen=True):
     game: str | None = None
     seed: int | None = None
     #: ``shown``: students see each other's names on the leaderboard; ``anonymised``: an

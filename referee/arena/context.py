@@ -50,7 +50,7 @@ def open_arena(folder: Path, *, sandbox_name: str | None = None, allow_root: boo
     folder = Path(folder).resolve()
     store = Store(folder)
     config = load(folder / CONFIG)
-    game = store.meta("game")
+    game = store.game
     seed = int(store.meta("seed") or 0)
     layer = sandbox.choose(sandbox_name or config.sandbox or "auto")
     return Arena(folder, store, config, game, seed, layer, allow_root)

@@ -120,7 +120,7 @@ def freeze(
     out = out.resolve()
     when = parse_deadline(deadline)
     store = Store(folder)
-    game, seed, arena_base = store.meta("game"), int(store.meta("seed") or 0), store.meta("base")
+    game, seed, arena_base = store.game, int(store.meta("seed") or 0), store.meta("base")
     store.close()
     arena_config = load(folder / CONFIG)
     if config_path is None and arena_config.grading is not None:
@@ -134,7 +134,7 @@ def freeze(
     taken = collect(folder, out, when)
     say(
         f"froze {sum(1 for t in taken.values() if t.get('checked'))} of {len(taken)} students' last checked "
-        f"submissions{'' if when is None else ' by ' + deadline} into {out}/submissions, and the last upload of "
+        f"submissions{'' if deadline is None else ' by ' + deadline} into {out}/submissions, and the last upload of "
         f"{sum(1 for t in taken.values() if t['submission'] and not t.get('checked'))} with none that passed "
         f"(graded as they fail); {sum(1 for t in taken.values() if not t['submission'])} handed in nothing"
     )

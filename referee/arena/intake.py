@@ -33,6 +33,7 @@ import msgspec
 import trio
 
 from referee.arena.context import Arena
+from referee.arena.store import inserted
 from referee.grade import build as building
 from referee.grade import steps, unpack
 from referee.grade.detect import NotDetected, detect
@@ -65,12 +66,12 @@ def check_allowed(arena: Arena, student: int) -> None:
         raise Refused(403, "unknown student")
     if row[0]:
         raise Refused(403, f"disqualified: {row[0]}")
-    recent = store.one(
+    recent = store.row(
         "SELECT count(*) FROM submissions WHERE student_id = ? AND created > ?", student, time.time() - 3600
     )[0]
     if recent >= limits.per_hour:
         raise Refused(429, f"{recent} uploads in the last hour: the limit is {limits.per_hour} an hour")
-    pending = store.one("SELECT count(*) FROM submissions WHERE student_id = ? AND state != 'done'", student)[
+    pending = store.row("SELECT count(*) FROM submissions WHERE student_id = ? AND state != 'done'", student)[
         0
     ]
     if pending >= limits.pending:
@@ -117,11 +118,13 @@ def accept(arena: Arena, student: int, filename: str | None, data: BinaryIO) -> 
         raise
     now = time.time()
     with arena.store.tx() as conn:
-        sid = conn.execute(
-            "INSERT INTO submissions (student_id, created, filename, size, sha256, path, state, updated) "
-            "VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)",
-            (student, now, name, size, digest.hexdigest(), f"{key}/{relative}", now),
-        ).lastrowid
+        sid = inserted(
+            conn.execute(
+                "INSERT INTO submissions (student_id, created, filename, size, sha256, path, state, updated) "
+                "VALUES (?, ?, ?, ?, ?, ?, 'queued', ?)",
+                (student, now, name, size, digest.hexdigest(), f"{key}/{relative}", now),
+            )
+        )
     arena.wake_intake()
     return int(sid)
 
@@ -177,7 +180,7 @@ def _builtins(step: object) -> dict:
 async def process(arena: Arena, sid: int) -> str:
     """Unpack, build and check submission ``sid``; its outcome."""
     store = arena.store
-    row = store.one("SELECT student_id, path FROM submissions WHERE id = ?", sid)
+    row = store.row("SELECT student_id, path FROM submissions WHERE id = ?", sid)
     student, relative = row
     tag = f"s{sid}"
     work = arena.folder / "work" / tag
@@ -234,11 +237,13 @@ async def process(arena: Arena, sid: int) -> str:
     with store.tx() as conn:
         name = conn.execute("SELECT name FROM students WHERE id = ?", (student,)).fetchone()[0]
         conn.execute("UPDATE bots SET active = 0 WHERE student_id = ? AND active = 1", (student,))
-        bot_id = conn.execute(
-            "INSERT INTO bots (student_id, submission_id, label, path, created, active, placement_left) "
-            "VALUES (?, ?, ?, ?, ?, 1, ?)",
-            (student, sid, f"{name}#{sid}", str(bot), now, arena.config.ladder.placement_matches),
-        ).lastrowid
+        bot_id = inserted(
+            conn.execute(
+                "INSERT INTO bots (student_id, submission_id, label, path, created, active, placement_left) "
+                "VALUES (?, ?, ?, ?, ?, 1, ?)",
+                (student, sid, f"{name}#{sid}", str(bot), now, arena.config.ladder.placement_matches),
+            )
+        )
         conn.execute(
             "UPDATE submissions SET state = 'done', outcome = ?, summary = ?, step = 'check', steps = ?, "
             "finished = ?, updated = ?, bot_id = ? WHERE id = ?",

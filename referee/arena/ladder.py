@@ -39,8 +39,9 @@ import msgspec
 import trio
 
 from referee.arena.context import Arena
+from referee.arena.store import inserted
 from referee.core.botspec import BotSpec, BotSpecError, resolve
-from referee.core.records import GameRecord, MatchRecord
+from referee.core.records import BotFigures, GameRecord, MatchRecord
 from referee.match.spec import MatchConfig, MatchSpec
 from referee.tournament import wire
 from referee.tournament.workers import MatchExecutor, WorkerLost
@@ -138,11 +139,13 @@ def next_match(arena: Arena, busy: set[int]) -> int | None:
     kind, bots = chosen
     now = time.time()
     with store.tx() as conn:
-        mid = conn.execute(
-            "INSERT INTO matches (kind, state, bots, seed, games, created, started, attempts) "
-            "VALUES (?, 'running', ?, 0, ?, ?, ?, 1)",
-            (kind, json.dumps(bots), arena.config.ladder.games, now, now),
-        ).lastrowid
+        mid = inserted(
+            conn.execute(
+                "INSERT INTO matches (kind, state, bots, seed, games, created, started, attempts) "
+                "VALUES (?, 'running', ?, 0, ?, ?, ?, 1)",
+                (kind, json.dumps(bots), arena.config.ladder.games, now, now),
+            )
+        )
         conn.execute("UPDATE matches SET seed = ? WHERE id = ?", (match_seed(arena.seed, mid), mid))
         conn.executemany(
             "INSERT INTO match_bots (match_id, bot_id, position) VALUES (?, ?, ?)",
@@ -157,11 +160,11 @@ def next_match(arena: Arena, busy: set[int]) -> int | None:
 
 
 def spec_of(arena: Arena, mid: int) -> MatchSpec:
-    bots_json, seed, games = arena.store.one("SELECT bots, seed, games FROM matches WHERE id = ?", mid)
+    bots_json, seed, games = arena.store.row("SELECT bots, seed, games FROM matches WHERE id = ?", mid)
     specs: list[BotSpec] = []
     unstartable: dict[str, str] = {}
     for bid in json.loads(bots_json):
-        path = arena.store.one("SELECT path FROM bots WHERE id = ?", bid)[0]
+        path = arena.store.row("SELECT path FROM bots WHERE id = ?", bid)[0]
         name = f"b{bid}"
         try:
             spec = msgspec.structs.replace(resolve(path), name=name)
@@ -226,12 +229,12 @@ def fail(arena: Arena, mid: int, error: str) -> None:
 WALL_VERDICT = "match-wall"
 
 
-def think_seconds(figures) -> float:
+def think_seconds(figures: BotFigures) -> float:
     """The wall time a bot's answers took in a (partial) match record."""
     return figures.decisions * figures.mean_decision_us / 1e6 + figures.first_answer_ms / 1e3
 
 
-def slowest_bot(record: MatchRecord | None) -> tuple[int, float, object] | None:
+def slowest_bot(record: MatchRecord | None) -> tuple[int, float, BotFigures] | None:
     """The bot whose answers took most of a stopped match's time: (bot id, seconds, figures)."""
     if record is None or not record.players:
         return None
@@ -292,7 +295,7 @@ async def play(arena: Arena, executor, mid: int) -> bool:
     """Play match ``mid``; whether the executor is still usable (a local one is replaced
     after a lost worker or a wall stop; a cluster's is shared and kept)."""
     spec = spec_of(arena, mid)
-    attempt = arena.store.one("SELECT attempts FROM matches WHERE id = ?", mid)[0]
+    attempt = arena.store.row("SELECT attempts FROM matches WHERE id = ?", mid)[0]
     key = f"{mid}.{attempt}"
     games: list[GameRecord] = []
     closed: list[wire.Closed] = []
@@ -359,7 +362,7 @@ async def run(arena: Arena, concurrency: int, cluster=None) -> None:
                     with trio.move_on_after(2.0):
                         await wake.wait()
                     continue
-                bots = set(json.loads(arena.store.one("SELECT bots FROM matches WHERE id = ?", mid)[0]))
+                bots = set(json.loads(arena.store.row("SELECT bots FROM matches WHERE id = ?", mid)[0]))
                 busy.update(bots)
                 try:
                     usable = await play(arena, executor, mid)

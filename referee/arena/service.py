@@ -113,7 +113,9 @@ async def serve(
             nursery.start_soon(ladder.run, arena, concurrency, executor)
             nursery.start_soon(rating.run, arena)
             nursery.start_soon(cleanup.run, arena)
-            await hypercorn_serve(app, config, shutdown_trigger=stop.wait)
+            # Starlette is an ASGI 3 application; its (scope, receive, send) are typed as
+            # plain mappings and callables, which hypercorn's typed ASGI events do not match.
+            await hypercorn_serve(app, config, shutdown_trigger=stop.wait)  # type: ignore[arg-type]
             nursery.cancel_scope.cancel()
     finally:
         if executor is not None:

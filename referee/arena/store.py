@@ -17,6 +17,7 @@ import sqlite3
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 DB = "arena.sqlite"
 
@@ -125,6 +126,14 @@ CREATE TABLE IF NOT EXISTS sessions (
 _ADDED_BOT_COLUMNS = (("wall_stops", "INTEGER NOT NULL DEFAULT 0"), ("benched", "TEXT"))
 
 
+def inserted(cursor: sqlite3.Cursor) -> int:
+    """The id of the row an ``INSERT`` just added."""
+    rowid = cursor.lastrowid
+    if rowid is None:
+        raise ValueError("the statement inserted no row")
+    return rowid
+
+
 class Store:
     """One connection to ``DIR/arena.sqlite``; :meth:`tx` for every change."""
 
@@ -164,8 +173,17 @@ class Store:
             raise
         self.conn.execute("COMMIT")
 
-    def one(self, sql: str, *args: object) -> sqlite3.Row | tuple | None:
+    def one(self, sql: str, *args: object) -> tuple[Any, ...] | None:
+        """The query's first row, or None when it has none."""
         return self.conn.execute(sql, args).fetchone()
+
+    def row(self, sql: str, *args: object) -> tuple[Any, ...]:
+        """The first row of a query that always has one: an aggregate's, or a row whose
+        key the caller holds (a LookupError if it is gone)."""
+        row = self.one(sql, *args)
+        if row is None:
+            raise LookupError(f"no row: {sql} {args}")
+        return row
 
     def all(self, sql: str, *args: object) -> list:
         return self.conn.execute(sql, args).fetchall()
@@ -175,6 +193,14 @@ class Store:
     def meta(self, key: str, default: str | None = None) -> str | None:
         row = self.one("SELECT value FROM meta WHERE key = ?", key)
         return default if row is None else row[0]
+
+    @property
+    def game(self) -> str:
+        """The game the arena plays (every arena's store names it: referee arena init)."""
+        game = self.meta("game")
+        if game is None:
+            raise LookupError(f"{self.folder}: the arena's store names no game")
+        return game
 
     def set_meta(self, conn: sqlite3.Connection, key: str, value: str) -> None:
         conn.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))

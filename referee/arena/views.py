@@ -55,7 +55,7 @@ def _mine(viewer: Viewer, student: int | None) -> bool:
 
 
 def me(arena: Arena, viewer: Viewer) -> dict:
-    name, alias, disq = arena.store.one(
+    name, alias, disq = arena.store.row(
         "SELECT name, alias, disqualified FROM students WHERE id = ?", viewer[0]
     )
     active = arena.store.one("SELECT id FROM bots WHERE student_id = ? AND active = 1", viewer[0])
@@ -170,7 +170,7 @@ def leaderboard(arena: Arena, viewer: Viewer) -> dict:
             "LEFT JOIN ratings r ON r.bot_id = b.id WHERE b.student_id IS NULL AND b.active = 1 ORDER BY b.id"
         )
     ]
-    counts = store.one("SELECT count(*), coalesce(sum(games), 0) FROM matches WHERE state = 'done'")
+    counts = store.row("SELECT count(*), coalesce(sum(games), 0) FROM matches WHERE state = 'done'")
     return {
         "game": arena.game,
         "method": store.meta("ratings_method", None),

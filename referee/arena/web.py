@@ -13,6 +13,7 @@ import json
 import secrets
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
@@ -80,7 +81,10 @@ async def _plain(send, status: int, body: bytes) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def _headers(response: Response, csp: str = _CSP) -> Response:
+_R = TypeVar("_R", bound=Response)
+
+
+def _headers(response: _R, csp: str = _CSP) -> _R:
     response.headers["Content-Security-Policy"] = csp
     response.headers["X-Content-Type-Options"] = "nosniff"
     response.headers["X-Frame-Options"] = "DENY"
@@ -272,7 +276,7 @@ def build_app(arena: Arena, *, hosts: list[str], secure: bool) -> Starlette:
         if found is None:
             return None
         viewer, csrf = found
-        name = arena.store.one("SELECT name FROM students WHERE id = ?", viewer[0])[0]
+        name = arena.store.row("SELECT name FROM students WHERE id = ?", viewer[0])[0]
         return viewer, csrf, name
 
     def html(text: str, status: int = 200) -> Response:

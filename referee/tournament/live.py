@@ -44,7 +44,7 @@ from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from types import TracebackType
-from typing import Any, NamedTuple, TextIO
+from typing import IO, Any, NamedTuple, cast
 
 import trio
 from rich import box
@@ -127,7 +127,7 @@ class _SafeStream:
     non-blocking) drops only that write: the terminal is still there.
     """
 
-    def __init__(self, stream: TextIO) -> None:
+    def __init__(self, stream: IO[str]) -> None:
         self.stream = stream
         self.broken = False
 
@@ -159,6 +159,11 @@ class _SafeStream:
     def __getattr__(self, name: str) -> Any:
         # encoding, fileno…: what rich asks a file for besides writing to it.
         return getattr(self.stream, name)
+
+    def as_file(self) -> IO[str]:
+        """This stream where a text file is wanted (rich's console): it is one by duck
+        typing, its other attributes the wrapped stream's."""
+        return cast(IO[str], self)
 
 
 class _Running:
@@ -233,12 +238,12 @@ class LiveDisplay:
         if console is None:
             raw = getattr(sys.stderr, "rich_proxied_file", sys.stderr)  # under another Live
             self._stream = _SafeStream(raw)
-            console = Console(file=self._stream, highlight=False)
+            console = Console(file=self._stream.as_file(), highlight=False)
             terminal = self._stream.isatty() and not _in_ci()
         else:
             raw = console.file
             self._stream = _SafeStream(raw)
-            console.file = self._stream  # type: ignore[assignment]
+            console.file = self._stream.as_file()
             terminal = True
         self.console = console
         #: Whether the rich frame is drawn (else plain lines, or nothing when quiet).
@@ -387,7 +392,8 @@ class LiveDisplay:
             # not the window's start.
             while len(samples) > 1 and samples[1][0] <= start:
                 samples.popleft()
-            since, played_then = samples[0]
+            since, first_count = samples[0]
+            played_then: float = first_count
             if since < start and len(samples) > 1:
                 (t1, p1) = samples[1]
                 played_then += (p1 - played_then) * (start - since) / (t1 - since)

@@ -26,6 +26,7 @@ import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 import msgspec
 import trio
@@ -46,7 +47,13 @@ from referee.tournament.live import LiveDisplay
 from referee.tournament.plan import DONE, MAIN, Plan, Planned, match_seed, outcome_of
 from referee.tournament.sink import StoreSink
 from referee.tournament.store import Store
-from referee.tournament.workers import MatchExecutor, SessionExecutor, usable_cores
+from referee.tournament.workers import (
+    MatchExecutor,
+    MatchPlayer,
+    RoundPlayer,
+    SessionExecutor,
+    usable_cores,
+)
 
 #: How often the live standings are recomputed from the store.
 STANDINGS_EVERY_S = 2.0
@@ -175,6 +182,7 @@ class Runner:
         self._say_progress(already=(len(self.outcomes), done_games))
         if self.per_tournament and done_games and self.plan.next(self.outcomes) is not None:
             self._record_restarts()
+        executor: MatchPlayer | RoundPlayer
         if self.per_tournament and self.settings.cluster is not None:
             # The session, every bot in it, on one worker of the cluster for the tournament.
             from referee.tournament.cluster import LOG_NAME, ClusterSessionExecutor
@@ -195,7 +203,7 @@ class Runner:
         elif self.per_tournament:
             stderr_dir = self.out / "stderr"
             everyone = [self.specs[b] for b in self.config.everyone]
-            executor: MatchExecutor | SessionExecutor = SessionExecutor(
+            executor = SessionExecutor(
                 everyone, self._session_config, self.concurrency, self.out / "workers", stderr_dir
             )
         elif self.settings.cluster is not None:
@@ -271,7 +279,7 @@ class Runner:
         for address in outliers(health):
             self.store.add_event("worker-outlier", "a timeout rate out of line with the others'", bot=address)
 
-    async def _play(self, batch: list[Planned], executor: MatchExecutor | SessionExecutor) -> None:
+    async def _play(self, batch: list[Planned], executor: MatchPlayer | RoundPlayer) -> None:
         registered = []
         for planned in batch:
             stored = self.stored_spec(planned)
@@ -290,9 +298,10 @@ class Runner:
                 )
                 for p in batch
             ]
-            await executor.play(round_, self.handle)
+            # run() made a session's executor for a per-tournament game, a match executor else.
+            await cast(RoundPlayer, executor).play(round_, self.handle)
         else:
-            await executor.play([(p.key, self._specs[p.key]) for p in batch], self.handle)
+            await cast(MatchPlayer, executor).play([(p.key, self._specs[p.key]) for p in batch], self.handle)
 
     def _plan_display(self, batch: list[Planned]) -> None:
         """Grow the display's totals by a batch (a format's later rounds appear later)."""

@@ -574,7 +574,8 @@ REPLAYS_LISTED = 20
 def _replay_events(conn: sqlite3.Connection) -> tuple[int, list[str]]:
     """The games played again as the machine's fault (``replay`` events): how many, and
     the first :data:`REPLAYS_LISTED` as "match: why"."""
-    count, listed = 0, []
+    count = 0
+    listed: list[str] = []
     for key, detail in conn.execute("SELECT match_key, detail FROM events WHERE kind = 'replay' ORDER BY id"):
         count += 1
         if len(listed) < REPLAYS_LISTED:

@@ -58,7 +58,9 @@ class LiveServer:
         self._state_at = 0.0
         self.httpd = http.server.ThreadingHTTPServer((host, port), functools.partial(_Handler, self))
         self.httpd.daemon_threads = True
-        self.host, self.port = self.httpd.server_address[:2]
+        address = self.httpd.server_address
+        assert isinstance(address, tuple)  # an internet socket's: (host, port, …)
+        self.host, self.port = str(address[0]), int(address[1])
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="referee-live", daemon=True)
 
     @property

@@ -152,7 +152,7 @@ class Frames:
         self._decode = (_to_parent if to_parent else _to_worker).decode
         self._buf = bytearray()
 
-    def feed(self, data: bytes) -> list[ToParent] | list[ToWorker]:
+    def feed(self, data: bytes | bytearray) -> list[ToParent] | list[ToWorker]:
         buf = self._buf
         buf += data
         out = []

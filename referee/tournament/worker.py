@@ -30,6 +30,7 @@ import signal
 import sys
 import time
 import traceback
+from collections.abc import Callable
 
 import msgspec
 import trio
@@ -54,6 +55,11 @@ BATCH_SECONDS = 0.5
 FORFEITS_SENT = 20
 
 
+#: Where a match's frames go: a :class:`Sender` to the parent, or (on a cluster worker)
+#: a list's ``append``.
+Send = Callable[[wire.ToParent], None]
+
+
 class Sender:
     """Writes frames to the parent, whole, from any task (the writes are blocking and
     short: the parent reads all the time)."""
@@ -69,7 +75,7 @@ class Relay(Sink):
     """Sends a match's records to the parent: games in batches, forfeits and notices as
     they happen (forfeits thinned out past :data:`FORFEITS_SENT`)."""
 
-    def __init__(self, key: str, send: Sender) -> None:
+    def __init__(self, key: str, send: Send) -> None:
         self.key = key
         self.send = send
         self._batch: list[GameRecord] = []
@@ -115,7 +121,7 @@ class Relay(Sink):
 def _build_match(
     key: str,
     spec: MatchSpec,
-    send: Sender,
+    send: Send,
     seat_factory: SeatFactory | None = None,
     played: list[GameRecord] | None = None,
 ) -> Match:
@@ -126,7 +132,7 @@ def _build_match(
     return match
 
 
-async def _play_match(command: wire.PlayMatch, send: Sender, stopping: trio.Event) -> None:
+async def _play_match(command: wire.PlayMatch, send: Send, stopping: trio.Event) -> None:
     match = _build_match(command.key, command.spec, send)
     error: str | None = None
     async with trio.open_nursery() as nursery:
@@ -150,7 +156,7 @@ async def _play_match(command: wire.PlayMatch, send: Sender, stopping: trio.Even
 
 
 async def _session(
-    opening: wire.OpenSession, commands: trio.MemoryReceiveChannel, send: Sender, stopping: trio.Event
+    opening: wire.OpenSession, commands: trio.MemoryReceiveChannel, send: Send, stopping: trio.Event
 ) -> None:
     config = opening.config
     layer = sandbox.choose(config.sandbox)
@@ -205,7 +211,7 @@ async def _session(
             nursery.cancel_scope.cancel()
 
 
-async def serve(send: Sender) -> None:
+async def serve(send: Send) -> None:
     """Read commands until the end of input; play them one at a time."""
     stopping = trio.Event()
     send_commands, commands = trio.open_memory_channel[wire.ToWorker](1000)

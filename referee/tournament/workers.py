@@ -26,6 +26,7 @@ import sys
 from collections import deque
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Protocol
 
 import trio
 
@@ -38,6 +39,22 @@ from referee.tournament import wire
 STOP_GRACE_S = 15.0
 
 Handler = Callable[[wire.ToParent], None]
+
+
+class MatchPlayer(Protocol):
+    """An executor that plays whole matches: :class:`MatchExecutor`, or the cluster's."""
+
+    async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None: ...
+
+    async def close(self, handle: Handler | None = None) -> None: ...
+
+
+class RoundPlayer(Protocol):
+    """An executor that plays a session's rounds: :class:`SessionExecutor`, or the cluster's."""
+
+    async def play(self, matches: Sequence[wire.RoundMatch], handle: Handler) -> None: ...
+
+    async def close(self, handle: Handler | None = None) -> None: ...
 
 
 class WorkerLost(Exception):
@@ -114,7 +131,7 @@ class Worker:
             if not messages:
                 await self._reap(1.0)
                 raise WorkerLost(f"worker {self.index} ended ({self.exit_note()}); its log: {self.log_path}")
-            self._queue.extend(messages)  # type: ignore[arg-type]
+            self._queue.extend(messages)
         message = self._queue.popleft()
         if isinstance(message, wire.Failed):
             raise WorkerLost(f"worker {self.index} failed: {message.error}; its log: {self.log_path}")

@@ -84,7 +84,7 @@ class RoundRobin(RepeatedRounds):
         self.seats = seats
         n = len(self.bots)
         if seats == 2:
-            self._base = [
+            self._base: list[tuple[str, tuple[int, ...]]] = [
                 (f"{t + 1}-{k + 1}", p) for t, turn in enumerate(circle_turns(n)) for k, p in enumerate(turn)
             ]
         else:
