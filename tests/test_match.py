@@ -175,10 +175,11 @@ def test_a_bot_stopped_for_hanging_loses_one_die_per_turn_in_liars_dice(built_sa
     """Seed 001: "Bots will lose a round (and therefore a die) automatically in three
     circumstances: Timeouts, Exceptions, and Invalid Decisions."
 
-    The bot answers once, then hangs: its first timeout costs a die, its second (still
-    owing the first reply) stops it and costs a die; it is restarted at its next turn
-    (every request carries the whole state), and so on: five dice, five ``timeout``
-    penalties of one die each, never all its dice at once nor a ``crash``.
+    The bot answers once, then hangs: its first timeout costs a die; at its next turn,
+    still owing that reply ``late_s`` after it timed out, it is stopped and that turn
+    costs a die; it is restarted at its next turn (every request carries the whole
+    state), and so on: five dice, five ``timeout`` penalties of one die each, never all
+    its dice at once nor a ``crash``.
     """
     hang = script_bot(
         "import sys, time\n"
@@ -200,7 +201,7 @@ def test_a_bot_stopped_for_hanging_loses_one_die_per_turn_in_liars_dice(built_sa
         sandbox="rlimits",
         stderr_dir=str(tmp_path),
         log_path=str(log),
-        limits=LimitsOverride(decision_s=0.2),
+        limits=LimitsOverride(decision_s=0.2, late_s=1.0),
     )
     result = trio.run(Match(games.get("liars-dice")(), specs, cfg).run)
     hung = msgspec.to_builtins(result.player("hang"))

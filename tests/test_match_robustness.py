@@ -236,7 +236,10 @@ def test_a_never_answering_bot_costs_a_few_startup_allowances(tmp_path):
     """Liar's Dice restarts a dead bot; one that never answers is given up on after
     --give-up-after (3) tries, so 40 games take about 3 startup allowances, and the
     verdict names the usual causes (mawk's buffered input among them).  Without a
-    terminal, progress lines go to stderr."""
+    terminal, progress lines go to stderr.  (It reads its first request, so that
+    decision is a ``timeout``, as every decision is held to the seed's 50 ms; its late
+    answer is awaited for at most the startup allowance, and then it is stopped with
+    ``startup``.)"""
     silent = bot(tmp_path, "silent", SILENT)
     summary = tmp_path / "s.json"
     env = {**os.environ, "REFEREE_PROGRESS_EVERY_S": "0.5"}
@@ -250,14 +253,15 @@ def test_a_never_answering_bot_costs_a_few_startup_allowances(tmp_path):
     assert elapsed < 3 * 1 + 12, elapsed  # three allowances, plus start-up of the interpreter
     data = json.loads(summary.read_text())
     silent_stats = next(p for p in data["players"] if p["name"] == "silent")
-    assert set(silent_stats["forfeits"]) == {"startup"}
+    assert set(silent_stats["forfeits"]) == {"startup", "timeout"}
+    assert silent_stats["forfeits"]["timeout"] == 3  # each process's first decision
     assert silent_stats["restarts"] == 2  # the first start, then two more: three in a row
-    details = [f["detail"] for f in silent_stats["forfeit_details"]]
+    details = [f["detail"] for f in silent_stats["forfeit_details"] if f["verdict"] == "startup"]
     assert "mawk" in details[0] and "flush" in details[0]
     assert any("out for the rest of the match after 3 failed starts" in d for d in details)
     assert "out for the rest of the match" in done.stderr  # said at once, as a notice
     progress = [line for line in done.stderr.splitlines() if re.search(r"\d+/40 games", line)]
-    assert progress and "last forfeit: silent startup" in progress[-1], done.stderr
+    assert progress and "last forfeit: silent " in progress[-1], done.stderr
 
 
 def test_give_up_after_is_configurable(tmp_path):

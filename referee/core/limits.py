@@ -24,6 +24,17 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
     startup_s: float = 60.0
     #: Wall seconds for each later answer.
     decision_s: float = 10.0
+    #: Whether the first answer may use what is left of the startup allowance.  False
+    #: (Liar's Dice: seed 001 gives every decision 50 ms): the allowance ends when the
+    #: bot has read its first request, and that decision, like every later one, has
+    #: ``decision_s`` from then on (docs/limits-and-verdicts.md, "The first decision").
+    first_answer_in_startup: bool = True
+    #: Wall seconds a bot whose answer timed out has to give that late answer (it is read
+    #: and dropped) before its next request is written, at most ``startup_s``; one that
+    #: has not given it by then is hung: stopped, verdict ``timeout`` (``startup`` if it
+    #: never answered at all).  0: no wait — the next request is written at once, and a
+    #: bot still owing the late answer when that request times out too is stopped as hung.
+    late_s: float = 0.0
     #: CPU seconds for the bot's whole process tree over one match (None: no budget).
     cpu_s: float | None = 600.0
     #: Resident memory of the whole process tree, in bytes (None: no cap).

@@ -415,9 +415,21 @@ class LiarsDice(Game):
     name = "liars-dice"
     title = "Liar's Dice (seed 001): 2-6 seats, five dice each, ones wild, last with dice wins"
     seats = SeatCount(2, MAX_SEATS, default=4)
-    #: The seed: 50 ms per decision.  Ours: 10 s to start, 1 GiB; no CPU budget per match,
-    #: since the seed bounds time per decision only and matches vary in length.
-    limits = Limits(startup_s=10.0, decision_s=0.05, cpu_s=None, memory_bytes=1 * GiB)
+    #: The seed: 50 ms per decision, "A slow bot will be interrupted and lose a die
+    #: whenever it takes longer" — the first decision too: the startup allowance ends
+    #: when a bot has read its first request.  A late answer is awaited (up to 10 s)
+    #: and dropped before the bot's next request, so one slow decision costs one die
+    #: and the bot keeps running ("Bot objects will persist").  Ours: 10 s to start,
+    #: 1 GiB; no CPU budget per match, since the seed bounds time per decision only and
+    #: matches vary in length.
+    limits = Limits(
+        startup_s=10.0,
+        decision_s=0.05,
+        first_answer_in_startup=False,
+        late_s=10.0,
+        cpu_s=None,
+        memory_bytes=1 * GiB,
+    )
     dead_bot = DeadBot.RESTART
     restart_in_game = True
     #: "Bot objects will persist from game to game in the tournament" (seed 001).

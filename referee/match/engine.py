@@ -423,16 +423,23 @@ class Match:
                     told = seated[event.seat].seat
                     if told is None or told.death is not None:
                         continue
+                    fault = None
                     try:
                         await told.tell(event.line, event.expects_reply)
-                    except BotFault as fault:
-                        # The bot is gone; its next decision takes the penalty.
-                        forfeit = Forfeit(fault.verdict, index, decision, fault.detail)
-                        self._record(event.seat, forfeit, current, count=False)
+                    except BotFault as exc:
+                        # The bot is gone.  No decision was penalised, so the game's
+                        # forfeits (like the bot's figures) get nothing: its next decision
+                        # takes the penalty, if it is not restarted for it first.  The
+                        # transcript says what happened.
+                        fault = exc
                     if transcript is not None:
-                        transcript.append(
-                            Step(event.seat, "tell", event.line[:-1].decode("ascii", "replace"))
-                        )
+                        told_line = event.line[:-1].decode("ascii", "replace")
+                        if fault is None:
+                            transcript.append(Step(event.seat, "tell", told_line))
+                        else:
+                            transcript.append(
+                                Step(event.seat, "tell", told_line, None, fault.verdict.value, fault.detail)
+                            )
             if is_terminal():
                 break
             actors = to_act()

@@ -83,7 +83,10 @@ class InProcessSeat(Seat):
         if self.death is not None:
             raise BotFault(self.death, self.death_detail)
         first = not self._decisions
-        allowed = self.limits.startup_s if first else self.limits.decision_s
+        # Nothing to start in-process: a first decision held to the decision limit
+        # (Limits.first_answer_in_startup False) has just that, like every other.
+        startup = first and self.limits.first_answer_in_startup
+        allowed = self.limits.startup_s if startup else self.limits.decision_s
         started, cpu_started = time.perf_counter_ns(), time.thread_time_ns()
         try:
             result = self.decide(line[:-1].decode("utf-8", "replace"))
@@ -92,9 +95,9 @@ class InProcessSeat(Seat):
                     result = await result
                 if scope.cancelled_caught:
                     detail = f"no reply in time (limit {allowed:g} s)"
-                    if first:  # as for a process: no first answer in time ends it
+                    if startup:  # as for a process: no first answer in time ends it
                         self.kill(Verdict.STARTUP, detail)
-                    raise BotFault(Verdict.STARTUP if first else Verdict.TIMEOUT, detail)
+                    raise BotFault(Verdict.STARTUP if startup else Verdict.TIMEOUT, detail)
         except BotFault:
             raise
         except Exception as exc:
@@ -105,8 +108,8 @@ class InProcessSeat(Seat):
             self._cpu_ns += time.thread_time_ns() - cpu_started
         elapsed = time.perf_counter_ns() - started
         if elapsed > allowed * 1e9:
-            verdict = Verdict.STARTUP if first else Verdict.TIMEOUT
-            if first:
+            verdict = Verdict.STARTUP if startup else Verdict.TIMEOUT
+            if startup:
                 self.kill(verdict, f"no first answer within the startup allowance of {allowed:g} s")
             raise BotFault(verdict, f"answered after {elapsed / 1e9:.3f} s (limit {allowed:g} s)")
         try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import array
 import contextlib
+import fcntl
 import json
 import os
 import re
@@ -32,6 +33,7 @@ import shutil
 import signal
 import stat
 import tempfile
+import termios
 import time
 from pathlib import Path
 
@@ -89,6 +91,10 @@ REPLY_WAIT_S = 0.001
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 #: While waiting for a reply, how often to check that the bot's leader process still runs.
 _LEADER_CHECK_S = 0.1
+#: How often a bot whose first decision is held to the decision limit
+#: (``Limits.first_answer_in_startup`` False) is looked at, until it has read its first
+#: request: its decision clock starts when it has.
+_READ_POLL_S = 0.001
 #: The longest a sandbox may take to be built, whatever the startup allowance.
 _SETUP_MAX_S = 30.0
 #: Files a bot under Landlock alone may keep in its working directory before the scan
@@ -214,11 +220,17 @@ class BotProcess(Seat):
         self._buf = b""
         self._owed = 0  # replies to read and discard: information lines, timed-out requests
         self._late = False  # a request timed out and its reply has not come yet
+        self._late_deadline = 0.0  # when that reply is due at the latest (Limits.late_s)
+        # Whether the startup allowance is over before the first answer: its first
+        # request has been read (Limits.first_answer_in_startup False only).
+        self._ready = False
+        self._strict_first = not limits.first_answer_in_startup
         self._discarding = False  # skipping the rest of an over-long line
         self._stray = b""  # output beyond the owed answers, found before an information line
         self._overlong = b""  # the start of an owed answer found over the line limit, to fault
-        # True while none of the four above needs attention: the request fast path.
-        self._clean = True
+        # True while none of the four above needs attention: the request fast path.  A
+        # first request held to the decision limit goes the Python way (_await_reading).
+        self._clean = not self._strict_first
         self._replied = False  # a line came back (decisions counts only good ones)
         self._started_at = 0.0
         self._max_line = limits.max_line_bytes
@@ -429,6 +441,9 @@ class BotProcess(Seat):
             self._start_cpu_watch(start)
             reply = await self._read_line(self._deadline(start))
         else:
+            if self._late and self.limits.late_s:
+                # Before the clock of this request starts: the late answer, or a hung bot.
+                await self._await_late_answer()
             start = _now_ns()
             self._wait_cpu = None
             reply = await self._request_in_python(line, start)
@@ -464,6 +479,8 @@ class BotProcess(Seat):
             if self._stray:
                 self._refuse_stray_output()
         await self._send(line, start)
+        if self._strict_first and not self._ready and not self._has_answered:
+            start = await self._await_reading()
         if self._clean:
             # A prompt bot's whole reply is usually in the pipe already, or soon is.
             chunk = self._read_soon(start)
@@ -549,11 +566,17 @@ class BotProcess(Seat):
         even when that line was a protocol fault."""
         return self._replied or bool(self.decisions)
 
+    @property
+    def _starting(self) -> bool:
+        """Whether the startup allowance still runs: no line came back yet and, where the
+        first decision is held to the decision limit, its request is not read yet."""
+        return not (self._ready or self._replied or self.decisions)
+
     def _deadline(self, start_ns: int) -> float:
         """The trio-clock deadline of a request that started at ``start_ns``."""
         limits = self.limits
         allowed = limits.decision_s
-        if not self._has_answered:
+        if self._starting:
             # The first answer: what is left of the startup allowance, but at least one
             # decision's time (a seat first asked late must still get its turn) — and
             # never more than the allowance itself, when it is the shorter of the two.
@@ -621,9 +644,9 @@ class BotProcess(Seat):
             if scope.cancelled_caught:
                 # Part of a line is in the pipe and no reply can be matched to it any
                 # more: the bot cannot go on (unlike a slow reply, which is resynced).
-                verdict = Verdict.TIMEOUT if self._has_answered else Verdict.STARTUP
+                verdict = Verdict.STARTUP if self._starting else Verdict.TIMEOUT
                 detail = f"did not read its input (limit {self.limits.decision_s:g} s)"
-                if self._has_answered:
+                if not self._starting:
                     self._keep_slow(int(self.limits.decision_s * 1e9), -1, True)
                 self.kill(verdict, detail)
                 raise BotFault(verdict, detail) from None
@@ -854,7 +877,7 @@ class BotProcess(Seat):
             self._slow.append((wall_ns, cpu_ns, timed_out))
 
     def _timed_out(self, what: str) -> BotFault:
-        if not self._has_answered:
+        if self._starting:
             detail = (
                 f"{what}: no first answer within the startup allowance of {self.limits.startup_s:g} s "
                 f"({STARTUP_HINT}){self._stderr_note()}"
@@ -873,11 +896,103 @@ class BotProcess(Seat):
                 Verdict.TIMEOUT, f"{detail}; still no answer to the previous request, so it was stopped"
             )
         else:
-            # A slow bot may still answer; that late reply is read and dropped.
+            # A slow bot may still answer; that late reply is read and dropped (awaited
+            # before its next request, up to Limits.late_s, where the game says so).
             self._late = True
+            self._late_deadline = trio.current_time() + self._late_wait_s
             self._owed += 1
             self._clean = False
         return BotFault(Verdict.TIMEOUT, detail)
+
+    @property
+    def _late_wait_s(self) -> float:
+        """How long a timed-out answer is awaited: ``Limits.late_s``, at most the startup
+        allowance (``--startup-timeout`` shortens both)."""
+        return min(self.limits.late_s, self.limits.startup_s)
+
+    async def _await_late_answer(self) -> None:
+        """Before the next request to a bot whose last answer timed out: wait for that
+        late answer (until :attr:`_late_wait_s` after the timeout) and drop it, so that
+        a bot slow once loses one decision, not the next one too, and keeps running with
+        its memory (seed 001: each slow decision costs a die; bot objects persist).  A
+        bot that has not given it by then is hung: stopped, and this request is a
+        ``timeout`` — or ``startup``, with the usual causes, when the process has never
+        answered at all (an unflushed answer looks just like this).  Its other output is
+        judged by the request, as before."""
+        buf = self._buf
+        while True:
+            buf = self._skip_lines(buf)
+            self._buf = buf
+            if self._overlong:
+                self._refuse_overlong_answer()
+            if not self._late:
+                self._clean = not buf and not self._owed and not self._discarding
+                return
+            try:
+                chunk = os.read(self._rfd, _READ_SIZE)
+            except BlockingIOError:
+                now = trio.current_time()
+                if now >= self._late_deadline:
+                    waited = (
+                        f"{self._late_wait_s:g} s after it timed out (limit {self.limits.decision_s:g} s)"
+                    )
+                    if self._replied or self.decisions:
+                        verdict = Verdict.TIMEOUT
+                        detail = f"still no answer to the previous request {waited}, so it was stopped"
+                    else:
+                        verdict = Verdict.STARTUP
+                        detail = (
+                            f"no answer at all since it started: none to its first request {waited}, "
+                            f"so it was stopped ({STARTUP_HINT}){self._stderr_note()}"
+                        )
+                    self.kill(verdict, detail)
+                    raise BotFault(verdict, detail) from None
+                with trio.move_on_at(min(self._late_deadline, now + _LEADER_CHECK_S)) as scope:
+                    await trio.lowlevel.wait_readable(self._rfd)
+                if scope.cancelled_caught:
+                    await self._wait_exit(0)
+                    if self.exit_status is not None:
+                        raise await self._gone("exited") from None
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self._buf = b""
+                raise await self._gone("closed its output")
+            buf = buf + chunk if buf else chunk
+
+    async def _await_reading(self) -> int:
+        """A first request held to the decision limit (``Limits.first_answer_in_startup``
+        False), written: the startup allowance lasts until the bot has read everything
+        written to it, that request included — a bot reads its first request once it
+        has started.  Returns the time (``_now_ns``) its decision clock starts.  A seat
+        first asked after the allowance has run out still has one decision's time to
+        read (as :meth:`_deadline` gives it to answer)."""
+        limits = self.limits
+        deadline = max(
+            self._started_at + limits.startup_s,
+            trio.current_time() + min(limits.decision_s, limits.startup_s),
+        )
+        unread = array.array("i", [0])
+        look_again = trio.current_time() + _LEADER_CHECK_S
+        while True:
+            try:
+                fcntl.ioctl(self._wfd, termios.FIONREAD, unread)
+            except OSError:
+                break  # the read that follows finds out what happened
+            if not unread[0]:
+                break
+            now = trio.current_time()
+            if now >= deadline:
+                raise self._timed_out("did not read its first request")
+            if now >= look_again:
+                await self._wait_exit(0)
+                if self.exit_status is not None:
+                    raise await self._gone("exited")
+                look_again = now + _LEADER_CHECK_S
+            await trio.sleep(min(_READ_POLL_S, deadline - now))
+        self._ready = True
+        return _now_ns()
 
     async def _gone(self, what: str) -> BotFault:
         """The bot's pipes broke: find out why (briefly), mark it dead, return the fault."""
