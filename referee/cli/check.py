@@ -67,7 +67,7 @@ from referee.core.limits import Limits, MiB
 from referee.core.records import GameRecord
 from referee.core.seeding import deal_seed
 from referee.core.verdict import BotFault, Verdict, printable
-from referee.games.base import CheckPosition, Game, GameState
+from referee.games.base import SAMPLE_PLAYERS, CheckPosition, Game, GameState
 from referee.match import Match, MatchConfig, MatchError, Scheduled
 from referee.seats.process import sandbox
 from referee.seats.process.bot import BotProcess, describe_status, eof_grace_s
@@ -80,8 +80,6 @@ EXIT_CANNOT_START = 3
 
 #: Random games per check (at the usual seat count) when ``--games`` is not given.
 DEFAULT_GAMES = 10
-#: Where the reference players live: the source tree's ``sample_players``.
-SAMPLE_PLAYERS = Path(__file__).resolve().parents[2] / "sample_players"
 #: The check stops after this many late answers: each one costs a whole decision limit,
 #: and two are enough to fail the item.
 STOP_AFTER_TIMEOUTS = 2

@@ -148,7 +148,8 @@ def _usage(args: argparse.Namespace) -> Grading:
             raise ValueError(f"{out} holds a grading run already: --resume {out} continues it")
     if not submissions.is_dir():
         raise ValueError(f"{submissions}: not a folder of submissions")
-    if game not in grading_config.RANDOM_PLAYERS:
+    # Grading plays the game's own random player (Game.random_player) where none is named.
+    if game not in games.available() or games.get(game).random_player is None:
         raise ValueError(f"no grading defaults for {game}")
     game_cls = games.get(game)
     if config.qualify.enabled and 2 not in game_cls().seats:

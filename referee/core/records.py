@@ -72,6 +72,9 @@ class GameRecord(msgspec.Struct, frozen=True, omit_defaults=True):
     scores: list[float]
     #: Placement per seat: 1 is best; equal ranks are ties.
     ranks: list[int]
+    #: The game's name (``--game``): set in the ``--log`` lines, so that a log says what
+    #: it is a log of (``""``, left out, in records held in memory).
+    game_name: str = ""
     forfeits: list[GameForfeit] = []
     #: The game's own per-seat counts (e.g. Hold'em's hands won), when it has any.
     tallies: list[dict[str, float]] = []

@@ -46,10 +46,15 @@ import enum
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, ClassVar
 
 from referee.core.limits import Limits
 from referee.core.verdict import Verdict
+
+#: The source tree's sample players, one folder per game (``sample_players/<game>/``): a
+#: game's assets, which :attr:`Game.check_opponent` and :attr:`Game.random_player` name.
+SAMPLE_PLAYERS = Path(__file__).resolve().parents[2] / "sample_players"
 
 
 class DeadBot(enum.StrEnum):
@@ -283,7 +288,9 @@ class Game(abc.ABC):
     """A game's definition: its name, seats, seed limits and how to start a game.
 
     Subclasses are found by :mod:`referee.games` automatically; adding a game means
-    adding its rules module here and its wire module in :mod:`protocol`.
+    adding its rules module here, its wire module in :mod:`protocol`, its protocol page
+    and its sample players, and nothing else (docs/architecture.md, "Adding a game"):
+    what the rest of the referee needs of a game are the attributes below.
     """
 
     #: The name used on the command line (``--game NAME``).
@@ -343,6 +350,21 @@ class Game(abc.ABC):
     #: path under ``sample_players/`` with any arguments (``"yahtzee/random_player.py"``),
     #: run with the referee's own interpreter.  It must never fault: any legal play does.
     check_opponent: ClassVar[str | None] = None
+
+    # ------------------------------------------------------------------ the rest of the referee
+    #
+    # What grading and the replays read of a game, so that a game is its module (plus
+    # its wire module, its protocol page and its sample players): nothing else names it.
+
+    #: The game's random legal player, as its path under ``sample_players/`` (as
+    #: :attr:`check_opponent`): grading's ``random`` bot and its default qualification
+    #: opponent (docs/grading.md).  ``None``: grading has no default opponent for it, and
+    #: refuses to grade it.
+    random_player: ClassVar[str | None] = None
+    #: A key only this game's :meth:`GameState.summary` has: how ``referee replay`` tells a
+    #: log's game from records that do not name it (``GameRecord.game_name``: logs written
+    #: before records named their game).  ``None``: such a log needs ``--game``.
+    summary_key: ClassVar[str | None] = None
 
     def line_kinds(self) -> tuple[str, ...]:
         """Every kind of line a bot of this game must handle (requests and information

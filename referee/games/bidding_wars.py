@@ -373,6 +373,13 @@ class BiddingWars(Game):
     #: A uniformly random card from its hand: it never faults.
     check_opponent = "bidding_wars/random.py"
 
+    # -- grading and replays --
+
+    #: Grading's ``random`` bot: uniformly random legal play.
+    random_player = "bidding_wars/random.py"
+    #: Only this game's summaries have it.
+    summary_key = "prizes"
+
     def line_kinds(self) -> tuple[str, ...]:
         middle = ("bid",) if self.n >= 3 else ()  # with n <= 2 every bid is the first or the last
         return ("first bid", *middle, "last bid (no prizes left)", "reveal", "end (played)", "end (forfeit)")

@@ -343,6 +343,13 @@ class DicePoker(Game):
     #: Raises and calls with a die of 4 or more: both seats' choices come up in a few deals.
     check_opponent = "dice_poker/threshold.py"
 
+    # -- grading and replays --
+
+    #: Grading's ``random`` bot: uniformly random legal play.
+    random_player = "dice_poker/random_player.py"
+    #: Only this game's summaries have it.
+    summary_key = "b"
+
     #: The check's name for each ``state`` of a line (the seed's six).
     LINE_KINDS = (
         "first player decides",

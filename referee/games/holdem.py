@@ -1148,6 +1148,13 @@ class Holdem(Game):
     #: Random legal actions, min-raises and all-ins included: it never faults.
     check_opponent = "holdem/random_player.py"
 
+    # -- grading and replays --
+
+    #: Grading's ``random`` bot: uniformly random legal play.
+    random_player = "holdem/random_player.py"
+    #: Only this game's summaries have it.
+    summary_key = "hands"
+
     def line_kinds(self) -> tuple[str, ...]:
         quirks, showdown = self.options["seed_quirks"], self.options["bot_showdown"]
         return (

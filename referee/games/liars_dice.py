@@ -448,6 +448,13 @@ class LiarsDice(Game):
     #: Random legal bids and challenges: it never faults, and rounds end both ways.
     check_opponent = "liars_dice/random_legal.py"
 
+    # -- grading and replays --
+
+    #: Grading's ``random`` bot: uniformly random legal play.
+    random_player = "liars_dice/random_legal.py"
+    #: Only this game's summaries have it.
+    summary_key = "rounds"
+
     #: The check's kinds: the three requests, then each information line's keyword.
     LINE_KINDS = (
         "opening bid",

@@ -359,6 +359,13 @@ class Yahtzee(Game):
     #: Random legal play: it never faults, and it reaches every kind of position.
     check_opponent = "yahtzee/random_player.py"
 
+    # -- grading and replays --
+
+    #: Grading's ``random`` bot: uniformly random legal play.
+    random_player = "yahtzee/random_player.py"
+    #: Only this game's summaries have it.
+    summary_key = "scorecards"
+
     #: The three ways the forced joker places five of a kind, as the check names them.
     JOKER_KINDS = ("joker: upper box open", "joker: lower box", "joker: zero in an upper box")
 

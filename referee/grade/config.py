@@ -79,21 +79,11 @@ import msgspec
 
 from referee.core.limits import LimitsOverride
 from referee.core.toml_errors import explain
+from referee.games import get as get_game
+from referee.games.base import SAMPLE_PLAYERS
 from referee.grade.build import BuildLimits
 from referee.grade.model import Feedback
 from referee.grade.unpack import MiB, UnpackLimits
-
-#: The shipped sample players (``sample:NAME``, ``opponent = "random"``).
-SAMPLE_PLAYERS = Path(__file__).resolve().parent.parent.parent / "sample_players"
-
-#: Each game's random legal player: the qualification opponent by default.
-RANDOM_PLAYERS = {
-    "yahtzee": "yahtzee/random_player.py",
-    "dice-poker": "dice_poker/random_player.py",
-    "bidding-wars": "bidding_wars/random.py",
-    "liars-dice": "liars_dice/random_legal.py",
-    "holdem": "holdem/random_player.py",
-}
 
 VISIBILITIES = ("visible", "hidden", "after_due_date", "after_published")
 #: The grading scheme's items, in the order of the gradebook's columns.
@@ -314,7 +304,11 @@ def bot_command(word: str, game: str, base: Path) -> str:
     """A configured bot (``random``, ``sample:NAME``, a path or a command) as the command
     line `referee match` takes; paths are made absolute from ``base``."""
     if word == "random":
-        word = f"sample:{RANDOM_PLAYERS[game]}"
+        # The game's own random legal player (Game.random_player), from the shipped samples.
+        player = get_game(game).random_player
+        if player is None:
+            raise GradingConfigError(f"{game} names no random player (Game.random_player)")
+        word = f"sample:{player}"
     if word.startswith("sample:"):
         name = word.removeprefix("sample:")
         folder = SAMPLE_PLAYERS / game.replace("-", "_")

@@ -36,8 +36,7 @@ import trio
 
 from referee.core.limits import LimitsOverride, MiB
 from referee.core.records import MatchEvidence
-from referee.games.base import Standing
-from referee.grade.config import SAMPLE_PLAYERS
+from referee.games.base import SAMPLE_PLAYERS, Standing
 from referee.grade.model import OK, OVERLOADED, CheckItem, CheckStep, Forfeit, QualifyStep
 from referee.match.evidence import score_rate
 from referee.seats.process import sandbox

@@ -3,9 +3,9 @@
 A replay reads game records, one JSON object a line, as ``referee match --log`` writes
 them (docs/records.md).  Given a folder, it looks where the referee puts such files: a
 tournament's ``logs/`` (``referee tournament --game-logs``), a grading run's
-``students/<id>/replays/`` and ``qualify-games.jsonl``.  A log does not name its game,
-so the game is read from the records' summaries (each game's summary has keys of its
-own), or given with ``--game``.
+``students/<id>/replays/`` and ``qualify-games.jsonl``.  Each record names its game
+(``game_name``); records written before they did are told apart by a key only their
+game's summaries have (``Game.summary_key``), or the game is given with ``--game``.
 """
 
 from __future__ import annotations
@@ -15,15 +15,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from referee import games
-
-#: A key only this game's summaries have (referee/games/*.py, ``summary``).
-_SUMMARY_KEYS = {
-    "scorecards": "yahtzee",
-    "prizes": "bidding-wars",
-    "rounds": "liars-dice",
-    "hands": "holdem",
-    "b": "dice-poker",
-}
 
 
 class ReplayError(ValueError):
@@ -87,8 +78,13 @@ def read_records(files: list[Path]) -> list[dict]:
 
 
 def infer_game(records: list[dict]) -> str | None:
+    """The game the records name, or else the one whose summaries they hold."""
     for record in records:
-        for key, game in _SUMMARY_KEYS.items():
+        if isinstance(record.get("game_name"), str) and record["game_name"]:
+            return record["game_name"]
+    keys = {cls.summary_key: name for name, cls in games.available().items() if cls.summary_key}
+    for record in records:
+        for key, game in keys.items():
             if key in (record.get("summary") or {}):
                 return game
     return None

@@ -45,11 +45,23 @@ class Unclear(ValueError):
     """What the person typed is a key used wrongly (``h 12``): a hint, not a verdict."""
 
 
+#: The boards by game name: every subclass that names its ``game`` (:func:`board_for`).
+_BOARDS: dict[str, type[Board]] = {}
+
+
 class Board:
-    """A game's view for a person: see the module's text."""
+    """A game's view for a person: see the module's text.  A subclass that sets ``game``
+    is that game's board (found by name: nothing else lists it); a game without one is
+    shown raw (:class:`RawBoard`)."""
 
     #: The game's name (``--game``).
     game: ClassVar[str]
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if "game" in vars(cls):
+            _BOARDS[cls.game] = cls
+
     #: One line on how to type a move beyond the keys offered.
     hint: ClassVar[str] = "type a key from the list, or =REPLY to send a protocol reply as it is"
 
@@ -81,11 +93,10 @@ class Board:
 
 
 def board_for(game: str) -> Board:
-    """A fresh board for the game named ``game`` (each seat keeps its own: boards remember)."""
-    for cls in (YahtzeeBoard, DicePokerBoard, BiddingWarsBoard, LiarsDiceBoard, HoldemBoard):
-        if cls.game == game:
-            return cls()
-    return RawBoard(game)
+    """A fresh board for the game named ``game`` (each seat keeps its own: boards remember);
+    the raw lines for a game without a board of its own."""
+    cls = _BOARDS.get(game)
+    return cls() if cls is not None else RawBoard(game)
 
 
 def moves_table(moves: Sequence[Move]) -> Table:

@@ -1,5 +1,5 @@
 """``--log``: one JSON line per game, a :class:`~referee.core.records.GameRecord` with
-its transcript — enough to replay every game against its rules.
+its transcript and its game's name — enough to replay every game against its rules.
 
 Flushed after every game, so a crash, Ctrl-C or ``kill -9`` keeps every finished game.
 The same match spec with deterministic bots writes the same file, byte for byte: a
@@ -24,13 +24,17 @@ class GameLog(Sink):
         self.path = path
         self._file: BinaryIO | None = None
         self._encode = msgspec.json.Encoder().encode
+        self._game = ""
 
     def open(self, info: MatchInfo) -> None:
+        self._game = info.game
         self._file = open(self.path, "wb")  # noqa: SIM115 -- held for the whole match
 
     def game(self, record: GameRecord, standing: Standing) -> None:
         assert self._file is not None, "GameLog.game before open"
-        self._file.write(self._encode(record) + b"\n")
+        # Every line names its game: a log read alone says what it is a log of.
+        named = msgspec.structs.replace(record, game_name=self._game)
+        self._file.write(self._encode(named) + b"\n")
         self._file.flush()
 
     def close(self, record: MatchRecord) -> None:
