@@ -22,10 +22,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 
 from referee import __version__
 from referee.core.botspec import BotSpec
+from referee.core.overload import REPLAY_NOTICE
 from referee.core.records import BotFigures, GameForfeit, GameRecord, MatchRecord, Step
 from referee.core.seeding import SEEDS
 from referee.core.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
@@ -47,6 +49,9 @@ from referee.stats.sprt import ScoreSprtTally, SprtTally, new_tally, standing_pr
 
 #: Characters of a faulted request or reply kept in the forfeit details.
 DETAIL_CHARS = 1000
+#: Seconds between a game set aside as the machine's fault (``replay_overloaded``) and
+#: its replay: a burst of load may pass.
+REPLAY_PAUSE_S = 1.0
 
 
 def file_sinks(config: MatchConfig, game: Game) -> list[Sink]:
@@ -184,6 +189,9 @@ class Match:
         self.cannot_write: OutputError | None = None
         self._opened: list[Sink] = []
         self._planned: Iterator[Scheduled] | None = None
+        #: While a game may still be set aside (``replay_overloaded``): its penalised
+        #: decisions, counted and told to the sinks only once the game stands.
+        self._deferred: list[tuple[Player, Forfeit]] | None = None
 
     # ------------------------------------------------------------------ driving
 
@@ -349,7 +357,7 @@ class Match:
         value_of = self._sprt_value
         played = 0
         for scheduled in itertools.islice(planned, max(0, left)):
-            record = await self.play_game(scheduled)
+            record = await self._play_standing(scheduled)
             self.games_played += 1
             played += 1
             tally_game(record, stats)
@@ -370,6 +378,55 @@ class Match:
             if self.games_played < self.games_requested:
                 await self.lineup.between_games(scheduled.index + 1)
         return played < left
+
+    async def _play_standing(self, planned: Scheduled) -> GameRecord:
+        """Play ``planned``.  With ``config.replay_overloaded`` (issue 28), a game in which
+        a bot forfeited a decision the machine caused — a timeout or a slow start while it
+        used far less CPU than its limit and waited for a CPU (:mod:`referee.core.overload`)
+        — is set aside and played again, the same deal and seats, at most that many times:
+        nothing of it counts (results, forfeits, sinks) but a notice, and the record that
+        stands lists the forfeits that set the others aside (``replayed``).  A bot stopped
+        by such a fault is started again for the replay, whatever the restart policy."""
+        limit = self.config.replay_overloaded
+        if not limit:
+            return await self.play_game(planned)
+        replayed: list[GameForfeit] = []
+        while True:
+            self._deferred = []
+            try:
+                record = await self.play_game(planned)
+            finally:
+                deferred, self._deferred = self._deferred, None
+            caused = [f for f in record.forfeits if f.overload]
+            if not caused:
+                break
+            if len(replayed) >= limit:
+                # Overloaded in every play: the forfeits stand, said as the machine's.
+                for f in caused:
+                    self._stats[f.player].overloaded_forfeits += 1
+                break
+            first = caused[0]
+            replayed.append(first)
+            for name in dict.fromkeys(f.player for f in caused):
+                self._stats[name].count_replay(f"game {planned.index}: {first.verdict}: {first.overload}")
+            self._notice(
+                f"{REPLAY_NOTICE}{planned.index} ({len(replayed)} of at most {limit}): {first.player}'s "
+                f"{first.verdict} was the machine's, not the bot's: {first.overload}"
+            )
+            for player in self.players:
+                if player.name in {f.player for f in caused} and not (player.seat and player.seat.alive):
+                    await self.lineup.retire(player, planned.index)
+                    # A start the machine cut short is no failed start of the bot's.
+                    player.failed_starts = max(0, player.failed_starts - 1)
+                    await self.lineup.revive(player, planned.index)
+            await trio.sleep(REPLAY_PAUSE_S)
+        for player, forfeit in deferred:
+            player.stats.count_forfeit(forfeit)
+            for sink in self.sinks:
+                sink.forfeit(player.name, forfeit)
+        if replayed:
+            record = msgspec.structs.replace(record, replayed=replayed)
+        return record
 
     def schedule(self) -> Iterator[Scheduled]:
         """The games to play, in order: :attr:`games_requested` of them (``referee
@@ -465,7 +522,9 @@ class Match:
             try:
                 reply = await bot.request(line)
             except BotFault as fault:
-                self._note_fault(seat, fault.verdict, fault.detail, line, fault.reply, decision, current)
+                self._note_fault(
+                    seat, fault.verdict, fault.detail, line, fault.reply, decision, current, fault.overload
+                )
                 state.penalize(seat, fault.verdict)
             else:
                 self._judge(state, seat, line, reply, decision, current)
@@ -542,8 +601,9 @@ class Match:
             if reply is None:
                 penalties[seat] = self._note_down(seat, decision, current)
                 continue
+            machine = None
             if isinstance(reply, BotFault):
-                verdict, detail, raw = reply.verdict, reply.detail, reply.reply
+                verdict, detail, raw, machine = reply.verdict, reply.detail, reply.reply, reply.overload
             else:
                 raw = reply
                 try:
@@ -558,7 +618,7 @@ class Match:
                             current.transcript.append(_asked(seat, line, reply))
                         continue
                     verdict, detail = Verdict.ILLEGAL, reason
-            self._note_fault(seat, verdict, detail, line, raw, decision, current)
+            self._note_fault(seat, verdict, detail, line, raw, decision, current, machine)
             penalties[seat] = verdict
         state.apply_joint(actions, penalties)
 
@@ -584,8 +644,10 @@ class Match:
         reply: bytes | None,
         decision: int,
         current: GameInProgress,
+        overload: str | None = None,
     ) -> None:
-        """Record a faulty decision (the penalty is the caller's to apply)."""
+        """Record a faulty decision (the penalty is the caller's to apply); ``overload``:
+        why the machine caused it, when it did (issue 28)."""
         player = current.seated[seat]
         forfeit = Forfeit(
             verdict=verdict,
@@ -612,7 +674,7 @@ class Match:
                     detail,
                 )
             )
-        self._record(seat, forfeit, current)
+        self._record(seat, forfeit, current, overload=overload)
 
     @staticmethod
     def _void(current: GameInProgress) -> bool:
@@ -625,14 +687,24 @@ class Match:
                 return False
         return True
 
-    def _record(self, seat: int, forfeit: Forfeit, current: GameInProgress, count: bool = True) -> None:
+    def _record(
+        self,
+        seat: int,
+        forfeit: Forfeit,
+        current: GameInProgress,
+        count: bool = True,
+        overload: str | None = None,
+    ) -> None:
         player = current.seated[seat]
         if count:
             current.penalties += 1
             current.penalised |= 1 << seat
-            player.stats.count_forfeit(forfeit)
-            for sink in self.sinks:
-                sink.forfeit(player.name, forfeit)
+            if self._deferred is not None:  # the game may yet be set aside (_play_standing)
+                self._deferred.append((player, forfeit))
+            else:
+                player.stats.count_forfeit(forfeit)
+                for sink in self.sinks:
+                    sink.forfeit(player.name, forfeit)
         current.forfeits.append(
             GameForfeit(
                 player=player.name,
@@ -641,6 +713,7 @@ class Match:
                 detail=forfeit.detail,
                 reply=forfeit.reply,
                 position=forfeit.position,
+                overload=overload,
             )
         )
 

@@ -42,6 +42,7 @@ import trio
 
 from protocol.lines import show
 from protocol.notes import NoteReader
+from referee.core import overload
 from referee.core.botspec import BotSpec
 from referee.core.limits import NEAR_LIMIT, Limits
 from referee.core.seeding import BOT_SEED_VAR, bot_seed
@@ -151,6 +152,14 @@ STARTUP_HINT = (
 )
 #: Seconds a bot has to exit by itself once its input is closed, before it is killed.
 EOF_GRACE_S = 0.5
+#: Seconds a bot whose output closed is given to be seen exiting before it is said to
+#: have "closed its output but kept running" (and is killed): GONE_WAIT_S, and up to
+#: GONE_WAIT_MAX_S while a process of it is still runnable or already dead — exiting,
+#: but not yet scheduled to finish, or its supervisor to report it (issue 28: at load
+#: 9–16 on 2 cores, 0.5 s called bots that exited with status 0 "kept running").  A bot
+#: whose processes all sleep is not exiting: it kept running.  An exit ends the wait.
+GONE_WAIT_S = 0.5
+GONE_WAIT_MAX_S = 5.0
 
 
 def eof_grace_s(limits: Limits) -> float:
@@ -252,6 +261,15 @@ class BotProcess(Seat):
         self._slow_answers = 0
         self._slow: list[tuple[int, int, bool]] = []
         self._stat_fds: dict[int, int] = {}  # pid -> /proc/PID/stat, for _cpu_reading
+        # Issue 28: each known process's threads' schedstat (pid -> descriptors), and the
+        # bot's and the referee's run delay (ns) when a slow wait began (_start_cpu_watch)
+        # and when the bot was started: what tells a starved bot from a slow one.
+        self._sched_fds: dict[int, list[int]] = {}
+        self._wait_delay: tuple[int, int] | None = None
+        self._start_delay = 0
+        #: Why the last timeout was the machine's, not the bot's (None: it was the bot's,
+        #: or not measured): :func:`referee.core.overload.machine_caused`.
+        self.overload: str | None = None
         self._cgroup_cpu: sandbox.cgroups.CpuCounter | None = None  # the same, with a cgroup
         self._stderr_scope = trio.CancelScope()
         self._closed = False
@@ -345,6 +363,7 @@ class BotProcess(Seat):
                 with contextlib.suppress(psutil.Error):
                     self._supervisors.update(child.pid for child in self._ps.children())
         self._started_at = trio.current_time()
+        self._start_delay = overload.referee_delay_ns()
         nursery.start_soon(self._drain_stderr)
         if self._monitor is None:
             self._monitor = shared_monitor(nursery)
@@ -403,6 +422,7 @@ class BotProcess(Seat):
             self._read_status()
             self._close_fd("_status_fd")
             self._close_cpu_readers()
+            self._close_sched_readers()
             self._account_exit()
             self._write_stderr()
             self._remove_workdir()
@@ -806,6 +826,7 @@ class BotProcess(Seat):
         ≥ 1 ms."""
         self._wait_start = start
         self._wait_cpu = self._cpu_reading()
+        self._wait_delay = self._delay_reading()
 
     def _slow_answer(self, elapsed: int) -> None:
         """A new slowest answer, or one close to the limit: its CPU read once, for both."""
@@ -871,6 +892,55 @@ class BotProcess(Seat):
             self._cgroup_cpu.close()
             self._cgroup_cpu = None
 
+    def _delay_reading(self) -> tuple[int, int] | None:
+        """The run delay (ns) of the bot's known processes' threads, and the referee's:
+        issue 28's evidence of a starved bot.  Descriptors kept open (a /proc open costs
+        tens of µs on a VM, a pread a few), the threads listed once per process; only
+        slow requests pay for it, as for the CPU reading.  None after the bot is closed."""
+        if self._closed or self._ps is None:
+            return None
+        fds = self._sched_fds
+        for pid in fds.keys() - self._seen.keys():
+            for fd in fds.pop(pid):
+                os.close(fd)
+        delay = 0
+        for pid in self._seen:
+            tasks = fds.get(pid)
+            if tasks is None:
+                tasks = fds[pid] = _open_schedstats(pid)
+            for fd in tasks:
+                try:
+                    delay += int(os.pread(fd, 256, 0).split(maxsplit=2)[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+        return delay, overload.referee_delay_ns()
+
+    def _close_sched_readers(self) -> None:
+        for tasks in self._sched_fds.values():
+            for fd in tasks:
+                os.close(fd)
+        self._sched_fds.clear()
+
+    def _judge_overload(self, wall_ns: int, cpu_ns: int, limit_s: float) -> str | None:
+        """Whether a timeout was the machine's (issue 28, :mod:`referee.core.overload`):
+        its evidence in words, else None.  A startup timeout is measured from the start
+        (a process's run delay counts from its birth), a decision's from its wait."""
+        if self._starting:
+            self._tree()  # its processes, started since the last sample
+            before: tuple[int, int] | None = (0, self._start_delay)
+            cpu = self._cpu_reading()
+            cpu_ns = -1 if cpu is None else int(cpu * 1e9)
+        else:
+            before = self._wait_delay
+        after = self._delay_reading()
+        if before is None or after is None or cpu_ns < 0:
+            return None
+        wall, cpu = wall_ns / 1e9, cpu_ns / 1e9
+        bot_wait, referee_wait = max(0, after[0] - before[0]) / 1e9, max(0, after[1] - before[1]) / 1e9
+        if not overload.machine_caused(cpu, limit_s, wall, bot_wait, referee_wait):
+            return None
+        return overload.describe(cpu, wall, limit_s, bot_wait, referee_wait)
+
     def _keep_slow(self, wall_ns: int, cpu_ns: int, timed_out: bool) -> None:
         self._slow_answers += 1
         if len(self._slow) < SLOW_KEPT:
@@ -882,11 +952,15 @@ class BotProcess(Seat):
                 f"{what}: no first answer within the startup allowance of {self.limits.startup_s:g} s "
                 f"({STARTUP_HINT}){self._stderr_note()}"
             )
+            wall_ns = int((trio.current_time() - self._started_at) * 1e9)
+            self.overload = self._judge_overload(wall_ns, -1, self.limits.startup_s)
             self.kill(Verdict.STARTUP, detail)
-            return BotFault(Verdict.STARTUP, detail)
+            return _fault(Verdict.STARTUP, detail, self.overload)
         detail = f"{what} (limit {self.limits.decision_s:g} s)"
         cpu_ns = self._cpu_since_wait()
-        self._keep_slow(_now_ns() - self._wait_start, cpu_ns, True)
+        wall_ns = _now_ns() - self._wait_start
+        self._keep_slow(wall_ns, cpu_ns, True)
+        self.overload = self._judge_overload(wall_ns, cpu_ns, self.limits.decision_s)
         if cpu_ns >= 0:
             # Whether the bot was computing, or waiting: starved (a busy machine), blocked.
             detail += cpu_note(cpu_ns / 1e9)
@@ -902,7 +976,7 @@ class BotProcess(Seat):
             self._late_deadline = trio.current_time() + self._late_wait_s
             self._owed += 1
             self._clean = False
-        return BotFault(Verdict.TIMEOUT, detail)
+        return _fault(Verdict.TIMEOUT, detail, self.overload)
 
     @property
     def _late_wait_s(self) -> float:
@@ -997,7 +1071,9 @@ class BotProcess(Seat):
     async def _gone(self, what: str) -> BotFault:
         """The bot's pipes broke: find out why (briefly), mark it dead, return the fault."""
         if self.death is None:
-            await self._wait_exit(0.5)
+            await self._wait_exit(GONE_WAIT_S)
+            if self.exit_status is None and self._may_be_exiting():
+                await self._wait_exit(GONE_WAIT_MAX_S - GONE_WAIT_S)
             if self.exit_status is None:
                 self.kill(Verdict.CRASH, f"{what} but kept running")
             else:
@@ -1015,6 +1091,22 @@ class BotProcess(Seat):
                     detail += " before its first answer"
                 self.kill(verdict, detail + self._stderr_note())
         return BotFault(self.death or Verdict.CRASH, self.death_detail)
+
+    def _may_be_exiting(self) -> bool:
+        """Whether the bot, its output closed, may be on its way out (issue 28): a
+        process of it (its supervisor aside) is runnable, in the disk's wait or dead, or
+        none is left.  All asleep (or stopped): it is not exiting."""
+        mine = [p for p in self._tree() if p.pid not in self._supervisors]
+        if not mine:
+            return True  # its exit is yet to be reported
+        for proc in mine:
+            try:
+                status = proc.status()
+            except psutil.Error:
+                return True  # gone meanwhile
+            if status not in (psutil.STATUS_SLEEPING, psutil.STATUS_STOPPED, psutil.STATUS_IDLE):
+                return True
+        return False
 
     # ------------------------------------------------------------------ accounting
 
@@ -1358,6 +1450,26 @@ class BotProcess(Seat):
 _OWNED_BY_A_REFEREE = re.compile(
     r"referee-(?:stderr-(\d{1,7})-[0-9a-f]{8}|(\d{1,7})-[A-Za-z0-9._-]+-[a-z0-9_]{8})"
 )
+
+
+def _fault(verdict: Verdict, detail: str, machine: str | None) -> BotFault:
+    """A timing fault, with why the machine caused it when it did (issue 28)."""
+    fault = BotFault(verdict, detail)
+    fault.overload = machine
+    return fault
+
+
+def _open_schedstats(pid: int) -> list[int]:
+    """Descriptors of /proc/PID/task/TID/schedstat for each thread of ``pid`` now."""
+    fds: list[int] = []
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return fds
+    for tid in tasks:
+        with contextlib.suppress(OSError):
+            fds.append(os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC))
+    return fds
 
 
 def sweep_stale_directories(tmp: str | None = None) -> int:
