@@ -217,6 +217,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _build(spec: BotSpec) -> str | None:
     """Run the bot's build command; why it failed, in one line, or None."""
+    if spec.build is None:
+        return None
     try:
         done = subprocess.run(
             spec.build,

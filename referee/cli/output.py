@@ -33,7 +33,7 @@ def print_table(result: MatchRecord, elapsed: float, stderr_note: str | None = N
     elif result.sprt is not None and result.sprt.decision is not None:
         title += f" — the SPRT accepted {result.sprt.decision}"
     table = Table(title=title)
-    headers = (
+    headers: tuple[str, ...] = (
         "bot",
         "W",
         "L",

@@ -612,18 +612,19 @@ def _run(prepared: Prepared, game: type[games.Game], store: Store, guard: interr
             finally:
                 nursery.cancel_scope.cancel()
 
-    web = contextlib.nullcontext()
+    web: contextlib.AbstractContextManager[object] = contextlib.nullcontext()
     if settings.live is not None:
         from referee.tournament.web import LiveServer
 
         try:
-            web = LiveServer(out, settings.live, title=title)
+            server = LiveServer(out, settings.live, title=title)
         except OSError as exc:
             _say(
                 f"--live {settings.live}: cannot serve there ({exc.strerror or exc}); playing without the live page"
             )
         else:
-            _say(f"live page: {web.url} (read-only; it stops when the tournament ends)")
+            web = server
+            _say(f"live page: {server.url} (read-only; it stops when the tournament ends)")
     try:
         with display, web:
             _, signum = trio.run(interrupts.run_until_signalled, play, guard, None)

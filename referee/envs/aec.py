@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 import secrets
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from gymnasium import spaces
@@ -51,7 +52,9 @@ class RefereeEnv(AECEnv):
       ``deal`` is the episode's deal number, ``game_state`` its ``GameState``.
     """
 
-    metadata: ClassVar[dict[str, Any]] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}
+    # PettingZoo's AECEnv declares metadata an instance attribute; these are the class's
+    # defaults, and __init__ gives each instance its own (with the game's name).
+    metadata: dict[str, Any] = {"render_modes": ["ansi", "human"], "is_parallelizable": False}  # noqa: RUF012
 
     def __init__(
         self,
@@ -95,7 +98,7 @@ class RefereeEnv(AECEnv):
         self._action_spaces = {agent: spaces.Discrete(self.action_count) for agent in self.possible_agents}
         self._match_seed = seed
         self._next_deal = 0
-        self._seed_of = None
+        self._seed_of: Callable[[int], int] | None = None
         self.game_state: GameState | None = None
 
     # ------------------------------------------------------------------ spaces

@@ -91,18 +91,18 @@ def overload_notes(students: list[StudentResult]) -> list[str]:
     """The TA's overview lines on the grading machine's overload (issue 28): the check
     runs and the games replayed, and what could not be graded at all."""
     notes = []
-    built = [s for s in students if s.build is not None and s.build.replayed]
+    built = {s.student: s.build.replayed for s in students if s.build is not None and s.build.replayed}
     if built:
         notes.append(
-            f"built {sum(len(s.build.replayed) for s in built)} submission(s) again: the grading machine was "
-            f"overloaded ({', '.join(s.student for s in built[:10])})"
+            f"built {sum(len(runs) for runs in built.values())} submission(s) again: the grading machine was "
+            f"overloaded ({', '.join(list(built)[:10])})"
         )
-    replayed = [s for s in students if s.check is not None and s.check.replayed]
+    replayed = {s.student: s.check.replayed for s in students if s.check is not None and s.check.replayed}
     if replayed:
-        runs = sum(len(s.check.replayed) for s in replayed)
+        runs = sum(len(checks) for checks in replayed.values())
         notes.append(
             f"replayed {runs} check run(s) of {len(replayed)} student(s): the grading machine was overloaded "
-            f"({', '.join(s.student for s in replayed[:10])})"
+            f"({', '.join(list(replayed)[:10])})"
         )
     for name in ("qualify", "compete"):
         games = {s.student: getattr(s, name).replayed for s in students if getattr(s, name) is not None}
@@ -506,7 +506,7 @@ class Grading:
         if not c.enabled:
             return
         qualified = self._qualified(results)
-        hashes = {s: results[s].build.bot_hash for s in qualified}
+        hashes = {s: build.bot_hash for s in qualified if (build := results[s].build) is not None}
         house = [self._house(h) for h in c.house]
         arena = competing.Arena(
             config=self.config, game=self.game, house=house, folder=self.out / "compete",

@@ -1093,8 +1093,9 @@ def _standings_blocks(result: ClassResult, students: str | None = None, page: st
     ]
     rows: list[list[Line]] = []
     for row in result.standings:
-        link = students is not None and row.student
-        name: Line = [_student_link(row.name, students, page) if link else row.name]
+        name: Line = [
+            _student_link(row.name, students, page) if students is not None and row.student else row.name
+        ]
         if not row.student:
             name.append(" (fixed opponent)")
         rows.append(
@@ -1204,7 +1205,7 @@ def _test_output(item: PointItem, student: StudentResult, result: ClassResult, s
     step = getattr(student, name) if name else None
     if name is not None and step is None:
         blocks.append(_Para([_badge("not run"), " ", _not_run(name, student, shows.withheld)]))
-    elif name is not None and shows.step(name):
+    elif step is not None and name is not None and shows.step(name):
         blocks.append(_Para([_badge(step.outcome), " ", step.summary]))
         if isinstance(step, UnpackStep):
             blocks += _skipped(step)
@@ -1501,11 +1502,11 @@ def _histogram(totals: list[float], top: float) -> list[tuple[str, int]]:
     power = 10 ** math.floor(math.log10(rough))
     width = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= rough * (1 - 1e-9))
     bins = max(1, math.ceil(top / width - 1e-9))
-    counts = [0] * bins
+    in_bin = [0] * bins
     for total in totals:
-        counts[min(bins - 1, max(0, int(total / width + 1e-9)))] += 1  # 0.15 / 0.05 is 2.999…
+        in_bin[min(bins - 1, max(0, int(total / width + 1e-9)))] += 1  # 0.15 / 0.05 is 2.999…
     labels = [f"{_num(i * width)}–{_num((i + 1) * width)}" for i in range(bins)]
-    return list(zip(labels, counts, strict=True))
+    return list(zip(labels, in_bin, strict=True))
 
 
 def _identical(students: list[StudentResult]) -> list[tuple[str, list[str]]]:

@@ -60,35 +60,34 @@ def compete_shares(
     students: list[StudentResult], by: str, floor: float, benefit_of_doubt: bool = False
 ) -> dict[str, float]:
     """Each competing student's share (0–1) of the ``compete`` points."""
-    ranked = [s for s in students if s.compete is not None and s.compete.outcome == OK]
+    ranked = {s.student: s.compete for s in students if s.compete is not None and s.compete.outcome == OK}
     shares: dict[str, float] = {}
     if by == "score-rate":
-        for s in ranked:
-            c = s.compete
+        for student, c in ranked.items():
             # No games (the one bot that qualified): nothing to be measured against.
-            shares[s.student] = (c.wins + c.draws / 2) / c.games if c.games else 1.0
+            shares[student] = (c.wins + c.draws / 2) / c.games if c.games else 1.0
         return shares
     if by == "rating":
-        values = {s.student: s.compete.rating for s in ranked if s.compete.rating is not None}
+        values = {student: c.rating for student, c in ranked.items() if c.rating is not None}
         if not values:
             by = "rank"
         else:
             low, high = min(values.values()), max(values.values())
-            for s in ranked:
-                v = values.get(s.student, low)
-                shares[s.student] = 1.0 if high == low else floor + (1 - floor) * (v - low) / (high - low)
+            for student in ranked:
+                v = values.get(student, low)
+                shares[student] = 1.0 if high == low else floor + (1 - floor) * (v - low) / (high - low)
             return shares
     # Rank among students only (house bots are not graded): 1 … n by the standings' rank.
-    ranks = {s.student: _rank(s.compete, benefit_of_doubt) for s in ranked}
+    ranks = {student: _rank(c, benefit_of_doubt) for student, c in ranked.items()}
     known = [r for r in ranks.values() if r is not None]
     position = {rank: 1 + sum(1 for other in known if other < rank) for rank in set(known)}
     n = len(ranked)
-    for s in ranked:
-        if ranks[s.student] is None:
-            shares[s.student] = floor
+    for student, rank in ranks.items():
+        if rank is None:
+            shares[student] = floor
             continue
-        r = position[ranks[s.student]]
-        shares[s.student] = 1.0 if n <= 1 else 1.0 - (1 - floor) * (r - 1) / (n - 1)
+        r = position[rank]
+        shares[student] = 1.0 if n <= 1 else 1.0 - (1 - floor) * (r - 1) / (n - 1)
     return shares
 
 
@@ -117,16 +116,18 @@ def apply(students: list[StudentResult], points: PointsSection, enabled: dict[st
         else:
             item("build", points.build if build_ok else 0.0, s.build.summary)
         if enabled["check"]:
-            c = s.check
-            if c is None or c.outcome == SKIPPED:
+            checked = s.check
+            if checked is None or checked.outcome == SKIPPED:
                 item("check", 0.0, _not_run(s, "check"))
             elif points.check_partial:
                 # Every item counts: one not reached (skip) is not passed.
-                passed = sum(1 for i in c.items if i.status == "pass")
-                share = passed / len(c.items) if c.items else 0.0
-                item("check", points.check * share, f"{passed} of {len(c.items)} checklist items passed")
+                passed = sum(1 for i in checked.items if i.status == "pass")
+                share = passed / len(checked.items) if checked.items else 0.0
+                item(
+                    "check", points.check * share, f"{passed} of {len(checked.items)} checklist items passed"
+                )
             else:
-                item("check", points.check if c.ok else 0.0, c.summary)
+                item("check", points.check if checked.ok else 0.0, checked.summary)
         if enabled["qualify"]:
             q = s.qualify
             if q is None:

@@ -431,7 +431,8 @@ class _Member:
     target: str = ""  # a link's target as stored
     packed: int | None = None  # compressed size (zip members only)
     special: str = ""  # what a special member is, for the reason
-    ref: object = None  # the reader's handle: a ZipInfo, a TarInfo or a path
+    # The reader's handle: a ZipInfo, a TarInfo or a path.
+    ref: zipfile.ZipInfo | tarfile.TarInfo | str | None = None
 
 
 class _Reader(Protocol):
@@ -525,6 +526,7 @@ class _ZipReader:
         return b"".join(self.chunks(_Member(name, "file", ref=info))).decode("utf-8", "surrogateescape")
 
     def chunks(self, member: _Member) -> Iterator[bytes]:
+        assert isinstance(member.ref, zipfile.ZipInfo)  # as members() made it
         try:
             with self._zip.open(member.ref) as stream:
                 while chunk := stream.read(_CHUNK):
@@ -574,6 +576,12 @@ class _Bounded:
 
     def tell(self) -> int:
         return self._pos
+
+    def write(self, data: bytes) -> int:
+        raise OSError("read-only")
+
+    def close(self) -> None:
+        """Nothing to close: the stream beneath is its opener's."""
 
 
 def _decompressed(raw):
@@ -629,6 +637,7 @@ class _TarReader:
         return _Member(info.name, "special", special=special)
 
     def chunks(self, member: _Member) -> Iterator[bytes]:
+        assert isinstance(member.ref, tarfile.TarInfo)  # as members() made it
         try:
             stream = self._tar.extractfile(member.ref)
             assert stream is not None  # a regular member always has data
@@ -677,6 +686,7 @@ class _FolderReader:
 
     def chunks(self, member: _Member) -> Iterator[bytes]:
         flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC  # NONBLOCK: a FIFO swapped in
+        assert isinstance(member.ref, str)  # the path members() found
         try:
             fd = os.open(member.ref, flags)
         except OSError as e:

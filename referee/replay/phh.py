@@ -70,35 +70,37 @@ def _hand(hh: Any, seat_of: list[int], n: int, quirks: bool) -> dict[str, Any]:
     sb = positive[0] if positive else 0
     bb = positive[1] if len(positive) > 1 else sb
     hole: list[str | None] = [None] * n
-    stacks = [0] * n
+    stacks: list[int | float] = [0] * n
     for i, s in enumerate(seat_of):
         stacks[s] = _num(hh.starting_stacks[i])
         hole[s] = "????"
     posts: list[tuple[int, str]] = []
     streets: list[list[str]] = [[]]
-    bets = [0] * m
+    bets: list[int | float] = [0] * m
     board = ""
     shows: dict[int, str | None] = {}
-    put_in = [0] * n
+    put_in: list[int | float] = [0] * n
     pots: list[list[Any]] = []
     with warnings.catch_warnings():  # pokerkit warns of folds when checking is free
         warnings.simplefilter("ignore")
         *_, (state, _) = hh.state_actions  # the hand played to its end
     for op in state.operations:
         kind = type(op).__name__
-        p = getattr(op, "player_index", None)
+        p: int | None = getattr(op, "player_index", None)
         s = seat_of[p] if p is not None else -1
         if kind == "AntePosting":
             posts.append((0, f"{s}a{_num(op.amount)}"))
             put_in[s] += _num(op.amount)
         elif kind == "BlindOrStraddlePosting":
+            assert p is not None  # a player's operation, as the three below
             amount = _num(op.amount)
             bets[p] += amount
             put_in[s] += amount
             letter = "s" if len(positive) > 1 and nominal[p] == sb else "b"
             posts.append((1 if letter == "s" else 2, f"{s}{letter}{amount}"))
         elif kind == "HoleDealing":
-            known = hole[s] if hole[s] and "?" not in hole[s] else ""
+            held = hole[s]
+            known = held if held and "?" not in held else ""
             hole[s] = known + _cards(op.cards) if known else _cards(op.cards)
         elif kind == "BoardDealing":
             board += _cards(op.cards)
@@ -107,12 +109,14 @@ def _hand(hh: Any, seat_of: list[int], n: int, quirks: bool) -> dict[str, Any]:
         elif kind == "Folding":
             streets[-1].append(f"{s}f0")
         elif kind == "CheckingOrCalling":
+            assert p is not None
             amount = _num(op.amount)
             bets[p] += amount
             put_in[s] += amount
             letter = "c" if amount or (quirks and len(streets) == 1) else "k"
             streets[-1].append(f"{s}{letter}{amount}")
         elif kind == "CompletionBettingOrRaisingTo":
+            assert p is not None
             amount = _num(op.amount)
             streets[-1].append(f"{s}r{amount - bets[p]}")
             put_in[s] += amount - bets[p]
@@ -133,17 +137,18 @@ def _hand(hh: Any, seat_of: list[int], n: int, quirks: bool) -> dict[str, Any]:
     # The chips won: what the hand added to a stack beyond what went in, less the uncalled
     # bet that went back (the part of the largest contribution that nobody matched).
     top = max(range(n), key=lambda x: put_in[x])
-    refund = [0] * n
+    refund: list[int | float] = [0] * n
     refund[top] = max(0, put_in[top] - max((put_in[x] for x in range(n) if x != top), default=0))
     won = [_num(end_stacks[x] - stacks[x] + put_in[x] - refund[x]) if x in seat_of else 0 for x in range(n)]
     if sum(amount for amount, _ in pots) != sum(won):  # pokerkit keeps a fold winner's own bet out
         pots = [[sum(won), [[x, c] for x, c in enumerate(won) if c]]]
     streets[0][:0] = [entry for _, entry in sorted(posts, key=lambda x: x[0])]
     shown = []
-    for s, cards in sorted(shows.items()):
-        if cards is None:
+    for s, showing in sorted(shows.items()):
+        if showing is None:
             shown.append([s, hole[s], None, None])
             continue
+        cards = showing
         if "?" not in (hole[s] or "?"):
             cards = hole[s] or cards
         hole[s] = cards

@@ -297,7 +297,7 @@ class RemoteSeat(Seat):
             await client.send_now(prompt)
             return None
         result = client.wire.exchange(prompt, client.max_line + relay.OVERHEAD, NEAR_WAIT_NS)
-        if result.__class__ is bytes:
+        if isinstance(result, bytes):
             arrived = time.perf_counter_ns()
             try:
                 kind, rest = client.parse(result)
@@ -307,7 +307,7 @@ class RemoteSeat(Seat):
                 return self._accept(line, rest, arrived - sent, first)
             client.feed(result + b"\n")  # a fault, or worse: judged as on the slow path
             return None
-        if result.__class__ is tuple:
+        if isinstance(result, tuple):
             chunk = result[1]
             if not chunk:
                 client.drop("the connection closed")

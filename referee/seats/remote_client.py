@@ -54,9 +54,9 @@ class LineReader:
             await self.wire.send(data)
             return None
         result = self.wire.exchange(data, self.limit, NEXT_WAIT_NS)
-        if result.__class__ is bytes:
+        if isinstance(result, bytes):
             return result
-        if result.__class__ is tuple:
+        if isinstance(result, tuple):
             self._buf += result[1]  # b"" at the end of the stream: line() finds it again
         elif result < 0:
             raise trio.BrokenResourceError("the connection is closed")

@@ -35,7 +35,8 @@ class Wire:
         """Some bytes, ``b""`` at the end of the stream (or when it broke)."""
         if self._fd < 0:
             try:
-                return await self.stream.receive_some(_READ)
+                # bytes as they are (no copy); a TLS stream's bytearray as bytes
+                return bytes(await self.stream.receive_some(_READ))
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
                 return b""
         # The yield comes first: what is read is returned at once, with no await between

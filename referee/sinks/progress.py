@@ -12,13 +12,16 @@ from __future__ import annotations
 import os
 import sys
 import time
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import trio
 
 from referee.core.records import GameRecord
 from referee.core.verdict import Forfeit, printable
 from referee.sinks._abc import Sink, Standing
+
+if TYPE_CHECKING:  # rich is imported only when a bar is drawn
+    from rich.progress import Progress, TaskID
 
 #: Seconds between two plain progress lines when stderr is not a terminal
 #: (``REFEREE_PROGRESS_EVERY_S`` changes it, for tests and for quieter logs).
@@ -35,6 +38,9 @@ def describe_forfeit(name: str, forfeit: Forfeit, limit: int = 90) -> str:
 class MatchProgress(Sink):
     """Use as a context manager around the match; call :meth:`game` and :meth:`notice`."""
 
+    #: The bar's task: set with the bar, read only when there is one.
+    _task: TaskID
+
     def __init__(self, title: str, total: int, *, quiet: bool = False, stream: TextIO | None = None) -> None:
         self.title = title
         self.total = total
@@ -43,8 +49,7 @@ class MatchProgress(Sink):
         self.done = 0
         self.last_forfeit = ""
         self._started = time.monotonic()
-        self._bar = None
-        self._task = None
+        self._bar: Progress | None = None
         self._bar_updated = 0.0
         if not quiet and self.stream.isatty():
             from rich.console import Console

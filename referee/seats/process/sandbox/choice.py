@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from typing import Any
 
 from referee.core.limits import Limits
 from referee.seats.process.sandbox import landlock, seccomp
@@ -58,7 +59,7 @@ def bwrap_works() -> bool:
         "true",
     ]
     uid = _probe_uid()
-    kwargs = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
+    kwargs: dict[str, Any] = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
     try:
         done = subprocess.run(probe, capture_output=True, timeout=10, check=False, **kwargs)
     except (OSError, subprocess.SubprocessError):

@@ -19,7 +19,7 @@ import fcntl
 import os
 import resource
 import signal
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import trio
@@ -34,6 +34,7 @@ STATUS_FD = 4
 _RESTORED_SIGNALS = (signal.SIGPIPE, signal.SIGXFSZ)
 _MAX_FD = os.sysconf("SC_OPEN_MAX") if hasattr(os, "sysconf") else 1 << 16
 _PR_SET_PDEATHSIG = 1
+_prctl: Callable[..., int] | None
 try:  # looked up here: nothing is loaded between fork and exec
     _prctl = ctypes.CDLL(None, use_errno=True).prctl
 except (OSError, AttributeError):  # not Linux

@@ -50,13 +50,17 @@ import signal
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 if _HERE not in sys.path:
     sys.path.insert(0, _HERE)
 
-import landlock  # noqa: E402 -- from this directory, put on sys.path above
-import seccomp  # noqa: E402
+if TYPE_CHECKING:  # the same two files, as the checker finds them in the package
+    from referee.seats.process.sandbox import landlock, seccomp
+else:
+    import landlock  # from this directory, put on sys.path above
+    import seccomp
 
 CLONE_NEWNS = 0x00020000
 CLONE_NEWUTS = 0x04000000
@@ -367,14 +371,14 @@ def _exec_bot(cfg: dict, error_fd: int) -> None:
         os.chdir(cfg["workdir"])
         env = cfg["env"]
         argv = cfg["argv"]
-        program = argv[0]
-        if "/" not in program:
+        executable = argv[0]
+        if "/" not in executable:
             for directory in env.get("PATH", "/usr/bin:/bin").split(":"):
-                candidate = os.path.join(directory or ".", program)
+                candidate = os.path.join(directory or ".", executable)
                 if os.path.isfile(candidate) and os.access(candidate, os.X_OK):
-                    program = candidate
+                    executable = candidate
                     break
-        os.execve(program, argv, env)
+        os.execve(executable, argv, env)
     except SetupError as exc:
         message = str(exc)
     except OSError as exc:

@@ -47,7 +47,7 @@ def _probe_uid() -> int | None:
 
 def _allocate_uid() -> int | None:
     """A uid no live process has, from this referee's block; None if all are busy."""
-    owned = set()
+    owned: set[int] = set()
     for proc in psutil.process_iter(["uids"]):
         uids = proc.info["uids"]
         if uids is not None:
