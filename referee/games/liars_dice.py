@@ -377,6 +377,72 @@ class LiarsDiceState(GameState):
             rounds.append(record)
         return {"winner": self.winner, "eliminated": list(self._eliminated), "rounds": rounds}
 
+    # -- enumeration (random players, tests, referee.envs; never on the match path) --
+    #
+    # Index 0 is the challenge; the bid of quantity q on face f is 1 + 5 (q - 1) + (f - 2),
+    # for q in 1..5n (the dice of n seats) and f in 2..6: ``action_count()`` is 1 + 25 n.
+
+    def legal_actions(self, seat: int) -> list[wire.Action]:
+        """The challenge (when there is a bid to challenge), then every higher bid whose
+        quantity is at most the dice in play, lowest first (:func:`protocol.liars_dice.legal_bids`)."""
+        if self._over or seat != self._turn:
+            return []
+        bids: list[wire.Action] = list(wire.legal_bids(self._in_play, self._bid))
+        return bids if self._bid is None else [CHALLENGE, *bids]
+
+    def encode(self, seat: int, action: wire.Action) -> bytes:
+        return wire.encode_action(action)
+
+    def action_count(self) -> int:
+        return 1 + len(wire.FACES) * wire.DICE_PER_SEAT * self._n
+
+    def action_index(self, seat: int, action: wire.Action) -> int:
+        if action is CHALLENGE:
+            return 0
+        quantity, face = action
+        if not (1 <= quantity <= wire.DICE_PER_SEAT * self._n and face in wire.FACES):
+            raise ValueError(f"bid {quantity} {face} has no index in a game of {self._n} seats")
+        return 1 + len(wire.FACES) * (quantity - 1) + face - wire.FACES[0]
+
+    def observation_bounds(self) -> tuple[list[float], list[float]]:
+        """From the request ``turn S counts ... dice ... bids ...``, with n seats and
+        N = 5n dice: the seat S; each seat's dice count; the own dice per face 1..6;
+        how many bids this round; the current bid's quantity and face and its bidder
+        plus one (all 0 on the round's first turn); each seat's latest bid of the
+        round, quantity and face (0 0 if none)."""
+        n, per = self._n, wire.DICE_PER_SEAT
+        dice = per * n
+        low = [0.0] * (11 + 3 * n)
+        high = [
+            float(n - 1),
+            *[float(per)] * n,
+            *[float(per)] * 6,
+            float(len(wire.FACES) * dice),
+            float(dice),
+            6.0,
+            float(n),
+            *[float(dice), 6.0] * n,
+        ]
+        return low, high
+
+    def observation(self, line: bytes) -> list[float]:
+        turn = wire.parse_request(line)
+        n = self._n
+        latest = [0.0] * (2 * n)
+        for bid in turn.bids:
+            latest[2 * bid.seat : 2 * bid.seat + 2] = [float(bid.quantity), float(bid.face)]
+        last = turn.bids[-1] if turn.bids else None
+        return [
+            float(turn.seat),
+            *map(float, turn.counts),
+            *(float(turn.dice.count(face)) for face in range(1, 7)),
+            float(len(turn.bids)),
+            float(last.quantity if last else 0),
+            float(last.face if last else 0),
+            float(last.seat + 1 if last else 0),
+            *latest,
+        ]
+
     # -- inspection (tests, replays) --
 
     @property
@@ -494,69 +560,3 @@ class LiarsDice(Game):
         penalty.penalize(1, Verdict.TIMEOUT)
         seat_out = LiarsDiceState.from_round([[1, 2, 3, 4, 5], [], [2, 3, 3, 6, 6]], rng=random.Random(2))
         return [CheckPosition("penalty", penalty), CheckPosition("turn with a seat out", seat_out, seats=3)]
-
-    # -- enumeration (random players, tests, referee.envs; never on the match path) --
-    #
-    # Index 0 is the challenge; the bid of quantity q on face f is 1 + 5 (q - 1) + (f - 2),
-    # for q in 1..5n (the dice of n seats) and f in 2..6: ``action_count()`` is 1 + 25 n.
-
-    def legal_actions(self, seat: int) -> list[wire.Action]:
-        """The challenge (when there is a bid to challenge), then every higher bid whose
-        quantity is at most the dice in play, lowest first (:func:`protocol.liars_dice.legal_bids`)."""
-        if self._over or seat != self._turn:
-            return []
-        bids: list[wire.Action] = list(wire.legal_bids(self._in_play, self._bid))
-        return bids if self._bid is None else [CHALLENGE, *bids]
-
-    def encode(self, seat: int, action: wire.Action) -> bytes:
-        return wire.encode_action(action)
-
-    def action_count(self) -> int:
-        return 1 + len(wire.FACES) * wire.DICE_PER_SEAT * self._n
-
-    def action_index(self, seat: int, action: wire.Action) -> int:
-        if action is CHALLENGE:
-            return 0
-        quantity, face = action
-        if not (1 <= quantity <= wire.DICE_PER_SEAT * self._n and face in wire.FACES):
-            raise ValueError(f"bid {quantity} {face} has no index in a game of {self._n} seats")
-        return 1 + len(wire.FACES) * (quantity - 1) + face - wire.FACES[0]
-
-    def observation_bounds(self) -> tuple[list[float], list[float]]:
-        """From the request ``turn S counts ... dice ... bids ...``, with n seats and
-        N = 5n dice: the seat S; each seat's dice count; the own dice per face 1..6;
-        how many bids this round; the current bid's quantity and face and its bidder
-        plus one (all 0 on the round's first turn); each seat's latest bid of the
-        round, quantity and face (0 0 if none)."""
-        n, per = self._n, wire.DICE_PER_SEAT
-        dice = per * n
-        low = [0.0] * (11 + 3 * n)
-        high = [
-            float(n - 1),
-            *[float(per)] * n,
-            *[float(per)] * 6,
-            float(len(wire.FACES) * dice),
-            float(dice),
-            6.0,
-            float(n),
-            *[float(dice), 6.0] * n,
-        ]
-        return low, high
-
-    def observation(self, line: bytes) -> list[float]:
-        turn = wire.parse_request(line)
-        n = self._n
-        latest = [0.0] * (2 * n)
-        for bid in turn.bids:
-            latest[2 * bid.seat : 2 * bid.seat + 2] = [float(bid.quantity), float(bid.face)]
-        last = turn.bids[-1] if turn.bids else None
-        return [
-            float(turn.seat),
-            *map(float, turn.counts),
-            *(float(turn.dice.count(face)) for face in range(1, 7)),
-            float(len(turn.bids)),
-            float(last.quantity if last else 0),
-            float(last.face if last else 0),
-            float(last.seat + 1 if last else 0),
-            *latest,
-        ]
