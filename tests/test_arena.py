@@ -58,6 +58,10 @@ def _board(arena, who: str = "alice") -> dict:
 def test_init_wrote_tokens_once_and_hashed(arena):
     folder, tokens = arena["folder"], arena["tokens"]
     assert oct((folder / "tokens.csv").stat().st_mode & 0o777) == "0o600"
+    # The store holds the token hashes and every student's results: the owner's alone.
+    for name in ("arena.sqlite", "arena.sqlite-wal"):
+        if (folder / name).exists():
+            assert oct((folder / name).stat().st_mode & 0o777) == "0o600", name
     assert set(STUDENTS + CROWD) <= set(tokens)
     raw = (folder / "arena.sqlite").read_bytes()
     for token in list(tokens.values())[:5]:

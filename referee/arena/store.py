@@ -144,6 +144,10 @@ class Store:
             raise FileNotFoundError(
                 f"{folder}: no arena here ({DB} is missing; referee arena init makes one)"
             )
+        if create and not path.exists():
+            # Token hashes, sessions and every student's results: the owner's alone (the
+            # -wal and -shm files SQLite makes beside it take the same mode).
+            path.touch(mode=0o600)
         self.conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=30.0)
         self.conn.execute("PRAGMA journal_mode = WAL")
         self.conn.execute("PRAGMA synchronous = FULL")
