@@ -895,8 +895,8 @@ def judge(run: CheckRun) -> list[Item]:
     else:
         worst = next((e for e in ends if not e.exited), None) or next((e for e in ends if not e.clean), None)
         if worst is None:
-            slowest = max(ends, key=lambda e: e.seconds)
-            item("eof", f"exited with code 0, {_duration(slowest.seconds)} after its input closed "
+            longest = max(ends, key=lambda e: e.seconds)
+            item("eof", f"exited with code 0, {_duration(longest.seconds)} after its input closed "
                  f"(allowance {exit_s:g} s)")  # fmt: skip
         else:
             if worst.exited:
@@ -928,7 +928,7 @@ def judge(run: CheckRun) -> list[Item]:
         coverage.notes.append(", ".join(f"{kind} ×{posed[kind]}" for kind in wanted))
 
     # Issue 28: late waits the machine caused, said where they count.
-    overloads = {"startup": [], "time": [], "eof": []}
+    overloads: dict[str, list[Overload]] = {"startup": [], "time": [], "eof": []}
     for process in processes:
         for overload in process.overloads:
             key = {"first answer": "startup", "decision": "time"}.get(overload.what, "eof")
@@ -983,10 +983,10 @@ def render(run: CheckRun, items: list[Item], color: bool) -> str:
         if item.hint:
             out.append(f"{pad}hint   {item.hint}")
     if run.opponent_faults:
-        first = run.opponent_faults[0]
+        fault = run.opponent_faults[0]
         out.append(
             f"note: the reference player was penalised {len(run.opponent_faults)} times "
-            f"(first: {first.verdict.value}: {first.detail}); the games went on"
+            f"(first: {fault.verdict.value}: {fault.detail}); the games went on"
         )
     failed = [item.title for item in items if item.status == "fail"]
     passed = sum(1 for item in items if item.status == "pass")

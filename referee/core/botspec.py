@@ -190,8 +190,8 @@ def resolve(arg: str, cwd: Path | None = None) -> BotSpec:
         raise BotSpecError(f"{arg}: {program} is not executable")
     files = [w for w in argv[1:] if os.path.isabs(w) and os.path.isfile(w)]
     main = files[0] if files else program
-    home = str(Path(main).parent) if os.path.isabs(main) else str(cwd)
-    return BotSpec(name=_stem(main), argv=argv, home=home)
+    where = str(Path(main).parent) if os.path.isabs(main) else str(cwd)
+    return BotSpec(name=_stem(main), argv=argv, home=where)
 
 
 def unique_names(specs: Iterable[BotSpec]) -> list[BotSpec]:

@@ -7,6 +7,8 @@ field by field: an unset field (``None``) in an override keeps the value below i
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import msgspec
 
 MiB = 1 << 20
@@ -85,12 +87,22 @@ class Limits(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
         return msgspec.structs.replace(self, **changes) if changes else self
 
 
-#: The same fields as :class:`Limits`, all optional (``None``: unchanged): what a manifest
-#: or the command line changes.  Made from Limits' own fields, so the two cannot drift.
-LimitsOverride = msgspec.defstruct(
-    "LimitsOverride",
-    [(field.name, field.type | None, None) for field in msgspec.structs.fields(Limits)],
-    module=__name__,
-    frozen=True,
-    forbid_unknown_fields=True,
-)
+if TYPE_CHECKING:
+    # What the checker sees of the class made below (it cannot follow defstruct): a
+    # frozen struct taking Limits' fields by keyword, each one optional.
+
+    class LimitsOverride(msgspec.Struct, frozen=True, forbid_unknown_fields=True):
+        def __init__(self, **fields: Any) -> None: ...
+
+        def __getattr__(self, name: str) -> Any: ...
+
+else:
+    #: The same fields as :class:`Limits`, all optional (``None``: unchanged): what a manifest
+    #: or the command line changes.  Made from Limits' own fields, so the two cannot drift.
+    LimitsOverride = msgspec.defstruct(
+        "LimitsOverride",
+        [(field.name, field.type | None, None) for field in msgspec.structs.fields(Limits)],
+        module=__name__,
+        frozen=True,
+        forbid_unknown_fields=True,
+    )

@@ -98,7 +98,7 @@ class _Strict(msgspec.Struct, forbid_unknown_fields=True, kw_only=True, frozen=T
     pass
 
 
-class UnpackSection(_Strict):
+class UnpackSection(_Strict, frozen=True):
     max_files: int = 10_000
     max_mib: int = 200
 
@@ -108,7 +108,7 @@ class UnpackSection(_Strict):
         )
 
 
-class BuildSection(_Strict):
+class BuildSection(_Strict, frozen=True):
     wall_s: float = 300.0
     cpu_s: float = 300.0
     memory_mib: int = 2048
@@ -119,14 +119,14 @@ class BuildSection(_Strict):
         return BuildLimits(**msgspec.structs.asdict(self))
 
 
-class CheckSection(_Strict):
+class CheckSection(_Strict, frozen=True):
     enabled: bool = True
     games: int = 10
     #: Wall seconds for the whole check: a bot slower than that is "check-too-slow".
     wall_s: float = 900.0
 
 
-class QualifySection(_Strict):
+class QualifySection(_Strict, frozen=True):
     enabled: bool = True
     opponent: str = "random"
     games: int = 200
@@ -136,7 +136,7 @@ class QualifySection(_Strict):
     wall_s: float = 3600.0
 
 
-class CompeteSection(_Strict):
+class CompeteSection(_Strict, frozen=True):
     enabled: bool = True
     format: str = "round-robin"
     games: int = 100
@@ -151,7 +151,7 @@ class CompeteSection(_Strict):
     options: dict[str, Any] = {}
 
 
-class PointsSection(_Strict):
+class PointsSection(_Strict, frozen=True):
     build: float = 10.0
     check: float = 10.0
     check_partial: bool = False
@@ -230,7 +230,7 @@ def _check_numbers(config: GradingConfig) -> None:
                 )
 
 
-class GradingConfig(_Strict):
+class GradingConfig(_Strict, frozen=True):
     game: str | None = None
     seed: int | None = None
     concurrency: int | None = None

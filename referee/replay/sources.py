@@ -114,7 +114,7 @@ def load(path: Path, game: str | None = None, index: int | None = None) -> Sourc
     if index is not None:
         chosen = [r for r in records if r.get("game") == index]
         if not chosen:
-            numbers = sorted({r.get("game") for r in records if isinstance(r.get("game"), int)})
+            numbers = sorted({number for r in records if isinstance(number := r.get("game"), int)})
             shown = f"{numbers[0]}–{numbers[-1]}" if numbers else "none"
             raise ReplayError(f"{path}: no game {index} (games {shown})")
         records = chosen

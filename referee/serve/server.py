@@ -24,7 +24,7 @@ import hmac
 import random
 import re
 import ssl
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -160,7 +160,7 @@ class Server:
 
     # ------------------------------------------------------------------ running
 
-    async def run(self, listeners: list[trio.abc.Listener[Any]]) -> list[TableResult]:
+    async def run(self, listeners: Sequence[trio.abc.Listener[Any]]) -> list[TableResult]:
         """Serve until ``config.tables`` tables are played (or forever); then say
         ``bye`` to everyone and return the tables' results."""
         self.out.mkdir(parents=True, exist_ok=True)
@@ -171,7 +171,7 @@ class Server:
         self._next_table = len(self.store.match_keys()) + 1
         try:
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(trio.serve_listeners, self._handle, listeners)
+                nursery.start_soon(trio.serve_listeners, self._handle, list(listeners))
                 try:
                     await self._seat_tables()
                 finally:
