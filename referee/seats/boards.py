@@ -565,10 +565,12 @@ class HoldemBoard(Board):
 
     def show(self, line: str) -> RenderableType:
         if line.startswith("show "):
-            req = he_wire.parse_show_request(line)
+            showdown = he_wire.parse_show_request(line)
             return Group(
-                Text.assemble(("Showdown", "bold"), f" — hand {req.hand}: choose the five cards you show"),
-                Text.assemble("Your cards: ", _cards(req.hole), "  board: ", _cards(req.board)),
+                Text.assemble(
+                    ("Showdown", "bold"), f" — hand {showdown.hand}: choose the five cards you show"
+                ),
+                Text.assemble("Your cards: ", _cards(showdown.hole), "  board: ", _cards(showdown.board)),
             )
         req = he_wire.parse_request(line)
         self._seat = req.seat
@@ -609,8 +611,8 @@ class HoldemBoard(Board):
 
     def moves(self, line: str) -> list[Move]:
         if line.startswith("show "):
-            req = he_wire.parse_show_request(line)
-            best = he_wire.best_five((*req.hole, *req.board))
+            showdown = he_wire.parse_show_request(line)
+            best = he_wire.best_five((*showdown.hole, *showdown.board))
             name = he_wire.CATEGORY_NAMES[he_wire.hand_value(best)[0]]
             return [
                 Move("b", f"show your best five: {' '.join(map(he_wire.card_name, best))} ({name})"),
