@@ -274,7 +274,13 @@ class HoldemState(GameState):
         self.hole: list[tuple[int, int] | None] = [None] * n
         for i, s in enumerate(order):
             self.hole[s] = (deck[i], deck[m + i])
-        self.board = (deck[2 * m + 1], deck[2 * m + 2], deck[2 * m + 3], deck[2 * m + 5], deck[2 * m + 7])
+        self.board: tuple[int, ...] = (
+            deck[2 * m + 1],
+            deck[2 * m + 2],
+            deck[2 * m + 3],
+            deck[2 * m + 5],
+            deck[2 * m + 7],
+        )
         self.board_shown = 0
         self._board_full = _cards(self.board)
         self._board_bytes = b"-"

@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol import liars_dice as wire
-from protocol.liars_dice import CHALLENGE, Bid
+from protocol.liars_dice import CHALLENGE, Bid, Challenge
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot, Event, Game, GameState, Lifetime, SeatCount
@@ -92,7 +92,7 @@ _BID_TOKEN = [
     [[b" %d:%d:%d" % (s, q, f) for f in range(7)] for q in range(_MAX_DICE + 1)] for s in range(MAX_SEATS)
 ]
 #: ``_ACT[seat]``: the to_act() answer, built once.
-_ACT = [(s,) for s in range(MAX_SEATS)]
+_ACT: list[tuple[int, ...]] = [(s,) for s in range(MAX_SEATS)]
 _NOBODY: tuple[int, ...] = ()
 #: Replies seen before and what they decode to (a reply's meaning never depends on the
 #: state).  Bots repeat a few hundred distinct lines; the size bound stops a flood of
@@ -242,7 +242,9 @@ class LiarsDiceState(GameState):
         if len(self._eliminated) == self._n - 1:
             self._over = True
             self._to_act = _NOBODY
-            line = wire.encode_result(self.winner, self._eliminated)
+            winner = self.winner
+            assert winner is not None  # the game is over
+            line = wire.encode_result(winner, self._eliminated)
             self._events.extend(Event(s, line) for s in range(self._n))
             return
         # "the player who lost a die in the last round starts the next round", or, if it
@@ -278,7 +280,7 @@ class LiarsDiceState(GameState):
     def illegal(self, seat: int, action: wire.Action) -> str | None:
         if seat != self._turn or self._over:
             return wire.NOT_YOUR_TURN
-        if action is CHALLENGE:
+        if isinstance(action, Challenge):
             return None if self._bid is not None else wire.FIRST_TURN_CHALLENGE
         quantity, face = action
         if 2 <= face <= 6 and 1 <= quantity <= self._in_play and (self._bid is None or action > self._bid):
@@ -286,7 +288,7 @@ class LiarsDiceState(GameState):
         return wire.illegal_reason(self._in_play, self._bid, action)  # says which rule, slowly
 
     def apply(self, seat: int, action: wire.Action) -> None:
-        if action is CHALLENGE:
+        if isinstance(action, Challenge):
             self._challenge(seat)
             return
         self._bids.append((seat, action))
@@ -397,7 +399,7 @@ class LiarsDiceState(GameState):
         return 1 + len(wire.FACES) * wire.DICE_PER_SEAT * self._n
 
     def action_index(self, seat: int, action: wire.Action) -> int:
-        if action is CHALLENGE:
+        if isinstance(action, Challenge):
             return 0
         quantity, face = action
         if not (1 <= quantity <= wire.DICE_PER_SEAT * self._n and face in wire.FACES):

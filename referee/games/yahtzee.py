@@ -50,10 +50,11 @@ _PLACEMENTS = 2 * wire.NUM_ROWS
 
 _NCODES = 1 << 15
 _DICE: list[tuple[int, ...] | None] = [None] * _NCODES
-_SCORES: list[tuple[int, ...] | None] = [None] * _NCODES  # pattern scores of the 13 rows
+# Codes that are no five dice (a 0 or a 7 in a place) keep the empty placeholders.
+_SCORES: list[tuple[int, ...]] = [()] * _NCODES  # pattern scores of the 13 rows
 _FACE: list[int] = [0] * _NCODES  # the face when five of a kind, else 0
 # The line's tail "d1 d2 d3 d4 d5 roll\n", by roll number (index 0 unused) and dice code.
-_LINE_TAIL: list[list[bytes | None]] = [[], *([None] * _NCODES for _ in range(3))]
+_LINE_TAIL: list[list[bytes]] = [[], *([b""] * _NCODES for _ in range(3))]
 
 
 def _code(dice: Sequence[int]) -> int:
