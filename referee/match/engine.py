@@ -268,7 +268,7 @@ class Match:
                         await self.stop()
                         nursery.cancel_scope.cancel()
         except Exception as exc:  # the referee's own bug: the summary still says so
-            leaf = exc
+            leaf: BaseException = exc
             while isinstance(leaf, BaseExceptionGroup) and len(leaf.exceptions) == 1:
                 leaf = leaf.exceptions[0]
             failure = f"the referee failed: {type(leaf).__name__}: {leaf}"

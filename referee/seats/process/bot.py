@@ -441,12 +441,12 @@ class BotProcess(Seat):
         if self._clean and _exchange is not None:
             # The usual case in one C call: write, read, one-line check, latency.
             result = _exchange(self._wfd, self._rfd, line, self._max_line, counters, self._wait_ns)
-            if result.__class__ is bytes:
+            if isinstance(result, bytes):
                 if not counters[_ANSWERED] % _CHECKPOINT_EVERY:
                     await trio.lowlevel.checkpoint()
                 return result
             start = counters[_START]
-            if result.__class__ is tuple:
+            if isinstance(result, tuple):
                 written, chunk = result
                 if not chunk:
                     raise await self._gone("closed its output")
@@ -623,19 +623,19 @@ class BotProcess(Seat):
             return
         if _exchange is not None:
             result = _exchange(self._wfd, self._rfd, line, self._max_line, None, self._wait_ns)
-            answered = result.__class__ is bytes
-            if result.__class__ is tuple:
+            answered = isinstance(result, bytes)
+            if isinstance(result, tuple):
                 # Not one clean line (or b"": end of file, which the next read finds again):
                 # kept, and the owed-answer bookkeeping below judges it as before.
                 self._buf = result[1]
-            elif not answered and result < 0:
+            elif isinstance(result, int) and result < 0:
                 raise await self._gone("its input pipe is closed")
-            elif not answered and result != len(line):
+            elif isinstance(result, int) and result != len(line):
                 await self._write_rest(line[result:], self._deadline(start))
         else:
             await self._send(line, start)
             chunk = self._read_soon(start)
-            answered = bool(chunk) and chunk.find(_NEWLINE) == len(chunk) - 1  # one whole line
+            answered = bool(chunk and chunk.find(_NEWLINE) == len(chunk) - 1)  # one whole line
             if chunk and not answered:
                 self._buf = chunk
         if answered:
@@ -1086,7 +1086,12 @@ class BotProcess(Seat):
                     detail += " (the kernel CPU-time limit)"
                 elif self._cgroup_oom():
                     verdict = Verdict.MEMORY
-                    detail += f" by the kernel: over its memory cap of {self.limits.memory_bytes >> 20} MiB (cgroup)"
+                    cap = self.limits.memory_bytes
+                    detail += (
+                        f" by the kernel: over its memory cap of {cap >> 20} MiB (cgroup)"
+                        if cap is not None
+                        else " by the kernel: out of memory (cgroup)"
+                    )
                 if not self._has_answered:
                     detail += " before its first answer"
                 self.kill(verdict, detail + self._stderr_note())
