@@ -1058,11 +1058,14 @@ def test_each_restart_of_a_per_tournament_bot_counts_once(flaky_run):
 
 def test_a_replayed_tournament_counts_its_restarts_as_an_uninterrupted_run(tmp_path, flaky_run):
     """Issue: "its final standings equal those of an uninterrupted run with the same seed
-    (deterministic bots)"; docs/tournaments.md: the default resume replays a tournament of
-    per-tournament bots whole.  Killed once its first restart is stored, then resumed."""
+    (deterministic bots)"; docs/tournaments.md: ``--replay-all`` replays a tournament of
+    per-tournament bots whole (the default keeps the stored deals and restarts the bots,
+    a restart more each: issue 25).  Killed once its first restart is stored, then resumed."""
     done, reference = flaky_run
     out = tmp_path / "killed"
-    happened = _kill_and_resume(tmp_path, out, FLAKY_TOURNAMENT, [("restarted", 0.0)])
+    happened = _kill_and_resume(
+        tmp_path, out, FLAKY_TOURNAMENT, [("restarted", 0.0)], resume=("--replay-all",)
+    )
     resumed = standings(out)["rows"]
     without_restarts = [{k: v for k, v in row.items() if k != "restarts"} for row in comparable(resumed)]
     expected = [
