@@ -31,9 +31,9 @@ from rich.table import Table
 from rich.text import Text
 
 from referee import games
+from referee.check.opponents import opponent_specs
 from referee.cli import arguments
 from referee.cli.arguments import EXIT_CANNOT_START, EXIT_OK, EXIT_USAGE
-from referee.cli.check import _opponent_specs
 from referee.core import interrupts
 from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.core.limits import Limits
@@ -212,7 +212,7 @@ def main(args: argparse.Namespace) -> int:
         if args.bots:
             bots = [resolve(bot) for bot in args.bots]
         else:
-            bots = _opponent_specs(game_cls, None, human, seats - 1)
+            bots = opponent_specs(game_cls, None, human, seats - 1)
     except (BotSpecError, ValueError) as exc:
         _say(str(exc))
         return EXIT_USAGE

@@ -342,7 +342,7 @@ class Game(abc.ABC):
 
     # ------------------------------------------------------------------ referee check
     #
-    # ``referee check BOT --game NAME`` (referee/cli/check.py) plays a few games between a
+    # ``referee check BOT --game NAME`` (referee/check/) plays a few games between a
     # student's bot and the game's reference player and judges every line of them.  A
     # game tells it three things; the defaults make the check play random games only.
 

@@ -368,7 +368,7 @@ class BiddingWars(Game):
         rng.shuffle(deck)
         return BiddingWarsState(self.n, deck)
 
-    # -- referee check (referee/cli/check.py) --
+    # -- referee check (referee/check/) --
 
     #: A uniformly random card from its hand: it never faults.
     check_opponent = "bidding_wars/random.py"

@@ -338,7 +338,7 @@ class DicePoker(Game):
             raise ValueError(f"dice-poker is played by 2 seats, not {seats}")
         return DicePokerState(*deal(rng))
 
-    # -- referee check (referee/cli/check.py) --
+    # -- referee check (referee/check/) --
 
     #: Raises and calls with a die of 4 or more: both seats' choices come up in a few deals.
     check_opponent = "dice_poker/threshold.py"

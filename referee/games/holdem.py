@@ -1149,7 +1149,7 @@ class Holdem(Game):
             narrate=self.narrate,
         )
 
-    # -- referee check (referee/cli/check.py) --
+    # -- referee check (referee/check/) --
 
     #: Random legal actions, min-raises and all-ins included: it never faults.
     check_opponent = "holdem/random_player.py"

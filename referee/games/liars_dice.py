@@ -511,7 +511,7 @@ class LiarsDice(Game):
             raise ValueError(f"liars-dice is played by 2..{MAX_SEATS} seats, not {seats}")
         return LiarsDiceState(seats, rng)
 
-    # -- referee check (referee/cli/check.py) --
+    # -- referee check (referee/check/) --
 
     #: Random legal bids and challenges: it never faults, and rounds end both ways.
     check_opponent = "liars_dice/random_legal.py"

@@ -355,7 +355,7 @@ class Yahtzee(Game):
             raise ValueError(f"yahtzee is played by 2 seats, not {seats}")
         return YahtzeeState(rng)
 
-    # -- referee check (referee/cli/check.py) --
+    # -- referee check (referee/check/) --
 
     #: Random legal play: it never faults, and it reaches every kind of position.
     check_opponent = "yahtzee/random_player.py"

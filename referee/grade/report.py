@@ -158,7 +158,7 @@ _TITLES = {
 _STUDENTS = "students"
 _MAX_ROWS = 30  # forfeits and skipped members shown on a page; the rest are counted
 _ANOTHER = "another student"
-#: How a checklist note quoting the bot's stderr begins (referee.cli.check.judge).
+#: How a checklist note quoting the bot's stderr begins (referee.check.judge).
 _STDERR_NOTE = "its stderr"
 
 
