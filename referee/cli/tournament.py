@@ -14,8 +14,6 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import secrets
 import sys
 import time
 from pathlib import Path
@@ -29,28 +27,22 @@ from referee.cli import arguments
 from referee.cli.arguments import EXIT_CANNOT_START, EXIT_CANNOT_WRITE, EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from referee.cli.arguments import say as _say
 from referee.core import interrupts
-from referee.core.botspec import BotSpec, BotSpecError, unique_names
+from referee.core.botspec import BotSpec, BotSpecError
 from referee.core.limits import LimitsOverride
 from referee.core.verdict import printable
-from referee.games import Lifetime
 from referee.match import GIVE_UP_AFTER
 from referee.seats.process import sandbox
-from referee.stats.sprt import SprtSpec, parse_sprt
-from referee.tournament import resume, snapshot
+from referee.tournament import resume, setup, snapshot
 from referee.tournament.config import (
     ConfigError,
     RunSettings,
-    TournamentConfig,
-    check_file_keys,
-    limits_from_table,
-    load_toml,
 )
-from referee.tournament.field import Entry, expand, isolate
 from referee.tournament.formats import FORMATS, Tables
+from referee.tournament.opening import open_store
 from referee.tournament.plan import Plan
-from referee.tournament.runner import ResultsNotStored, Runner, TournamentError, load_outcomes
-from referee.tournament.store import NoTournament, Store, StoreError
-from referee.tournament.store import writer as store_writer
+from referee.tournament.runner import ResultsNotStored, Runner, TournamentError
+from referee.tournament.setup import Prepared
+from referee.tournament.store import Store, StoreError
 from referee.tournament.workers import WorkerLost
 
 EPILOG = """exit status:
@@ -89,15 +81,6 @@ _SETTABLE = (
     "cluster",
 )
 _SWITCHES = ("duplicate", "recover", "allow_root_bots", "build", "quiet", "game_logs")
-
-
-def _sprt(text: str | None) -> SprtSpec | None:
-    if text is None:
-        return None
-    try:
-        return parse_sprt(text)
-    except ValueError as exc:
-        raise ConfigError(f"--sprt: {exc}") from None
 
 
 def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
@@ -250,17 +233,6 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
 # ---------------------------------------------------------------------- configuration
 
 
-class Prepared(msgspec.Struct):
-    config: TournamentConfig
-    specs: dict[str, BotSpec]
-    settings: RunSettings
-    resumed: bool = False
-    #: Single-file entries of folders, to be copied into DIR/bots/ once DIR is known good.
-    isolate: list[Entry] = []
-    #: On resume: what is kept, what is played again, the time it should take (one line).
-    outlook: str | None = None
-
-
 def _merged(args: argparse.Namespace) -> dict[str, Any]:
     """The flags given, over the configuration file's values.  ``_bots_base`` and
     ``_qualify_base`` are the directories the bot names are relative to: the file's for
@@ -268,12 +240,7 @@ def _merged(args: argparse.Namespace) -> dict[str, Any]:
     values: dict[str, Any] = {}
     base = Path.cwd()
     if args.config:
-        values, base = load_toml(args.config)
-        check_file_keys(values, args.config)
-        if "limits" in values:
-            values["limits"] = limits_from_table(values["limits"], args.config)
-        if "out" in values and not Path(values["out"]).is_absolute():
-            values["out"] = os.path.normpath(base / values["out"])
+        values, base = setup.file_values(args.config)
     values["_bots_base"] = values["_qualify_base"] = base
     for key in _SETTABLE:
         given = getattr(args, key, None)
@@ -298,120 +265,6 @@ def _merged(args: argparse.Namespace) -> dict[str, Any]:
     return values
 
 
-def prepare(args: argparse.Namespace) -> Prepared:
-    """Everything before the first match; ConfigError/BotSpecError/StoreError say what is wrong."""
-    if args.resume:
-        return _prepare_resume(args)
-    values = _merged(args)
-    game_name = values.get("game", "yahtzee")
-    if game_name not in games.available():
-        raise ConfigError(f"no game {game_name!r} (games: {', '.join(games.available())})")
-    game = games.get(game_name)
-    out = values.get("out")
-    if not out:
-        raise ConfigError("--out DIR is needed: where the results go (or --resume DIR)")
-    bots = values.get("bots") or []
-    if not bots:
-        raise ConfigError("name the bots (or folders of bots) to play")
-    entries = expand([str(b) for b in bots], values["_bots_base"])
-    candidates: list[str] = []
-    for name in values.get("candidates") or []:
-        for part in str(name).split(","):
-            part = part.strip()
-            if not part:
-                continue
-            if any(e.spec.name == part for e in entries):
-                candidates.append(part)
-            else:
-                added = expand([part], values["_bots_base"])
-                entries += added
-                candidates += [e.spec.name for e in added]
-    qualifier: Entry | None = None
-    if values.get("qualify"):
-        qualifier = expand([values["qualify"]], values["_qualify_base"])[0]
-        taken = {e.spec.name for e in entries}
-        if qualifier.spec.name in taken:
-            qualifier.spec = msgspec.structs.replace(qualifier.spec, name=f"{qualifier.spec.name}-qualifier")
-    for entry, spec in zip(entries, unique_names(e.spec for e in entries), strict=True):
-        if spec.name != entry.spec.name:
-            _say(f"two bots are named {entry.spec.name}: {' '.join(spec.argv)} plays as {spec.name}")
-        entry.spec = spec
-    everyone = entries + ([qualifier] if qualifier else [])
-    if values.get("build"):
-        for entry in everyone:
-            if entry.spec.build and entry.problem is None:
-                from referee.cli.commands import build_bot  # the same build as referee match --build
-
-                entry.spec, entry.problem = build_bot(entry.spec)
-    else:
-        for entry in everyone:
-            if entry.spec.build:
-                _say(
-                    f"not running bot {entry.spec.name}'s build command ({entry.spec.build}): a build runs "
-                    "outside the sandbox; pass --build to run it (only for bots you trust)"
-                )
-    if (values.get("replay_overloaded") or 0) < 0:
-        raise ConfigError("--replay-overloaded must be 0 or more")
-    seed = values.get("seed")
-    if seed is None:
-        seed = secrets.randbits(32)
-    config = TournamentConfig(
-        game=game_name,
-        format=values.get("format", "round-robin"),
-        field=[e.spec.name for e in entries],
-        games=game.default_games if values.get("games") is None else values["games"],
-        seed=seed,
-        rounds=values.get("rounds"),
-        duplicate=bool(values.get("duplicate", False)),
-        options={k: v for k, v in values["options"].items() if k in game.option_specs},
-        candidates=candidates,
-        table_size=values.get("table_size"),
-        tables=values.get("tables"),
-        qualifier=qualifier.spec.name if qualifier else None,
-        qualify_games=values.get("qualify_games"),
-        seeding=values.get("seeding", "given"),
-        seeding_games=values.get("seeding_games"),
-        limits=values.get("limits"),
-        sandbox=values.get("sandbox", "auto"),
-        allow_root_bots=bool(values.get("allow_root_bots", False)),
-        recover=bool(values.get("recover", False)),
-        give_up_after=values.get("give_up_after", GIVE_UP_AFTER),
-        replay_overloaded=values.get("replay_overloaded") or 0,
-        unstartable={e.spec.name: e.problem for e in everyone if e.problem is not None},
-        sprt=_sprt(values.get("sprt")),
-    )
-    try:
-        game(**config.options)
-    except (TypeError, ValueError) as exc:
-        raise ConfigError(str(exc)) from None
-    Plan(config, game)  # checks the configuration
-    try:
-        sandbox.choose(config.sandbox)
-    except ValueError as exc:
-        raise ConfigError(str(exc)) from None
-    settings = RunSettings(
-        out=str(out),
-        concurrency=values.get("concurrency"),
-        quiet=bool(values.get("quiet", False)),
-        # The live page links each done match's replay: it needs the games' records.
-        game_logs=bool(values.get("game_logs", False)) or values.get("live") is not None,
-        live=values.get("live"),
-        cluster=values.get("cluster"),
-        ship_bots=bool(args.ship_bots),
-    )
-    if settings.ship_bots and game.lifetime is Lifetime.TOURNAMENT:
-        raise ConfigError(
-            f"--ship-bots: {game.name}'s bots live for the whole tournament on one worker, which runs "
-            "them from their paths"
-        )
-    return Prepared(
-        config,
-        {e.spec.name: e.spec for e in everyone},
-        settings,
-        isolate=[e for e in everyone if e.single_file is not None],
-    )
-
-
 def _prepare_resume(args: argparse.Namespace) -> Prepared:
     """Resume: the stored configuration; only how the run goes may be given."""
     given = [
@@ -432,14 +285,6 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
             f"--resume takes the configuration stored in {args.resume}; only --concurrency, --quiet, "
             f"--game-logs, --replay-all and --live may be given (got {extra})"
         )
-    store = Store.read(args.resume)
-    try:
-        config = msgspec.convert(store.config, TournamentConfig)
-        specs = store.bots()
-    except msgspec.ValidationError as exc:
-        raise ConfigError(f"{args.resume}: the stored configuration is not this referee's: {exc}") from None
-    finally:
-        store.close()
     settings = RunSettings(
         out=args.resume,
         concurrency=args.concurrency,
@@ -451,77 +296,21 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
         ship_bots=bool(args.ship_bots),
         rerun_close=bool(args.rerun_close),
     )
-    return Prepared(config, specs, settings, resumed=True)
+    return setup.resumed(args.resume, settings)
 
 
-def _reopen_close(store: Store, plan: Plan) -> None:
-    """``--rerun-close``: the done matches with a ``near-limit`` event become pending."""
-    if plan.adaptive:
-        raise StoreError(
-            f"--rerun-close replays matches of a fixed schedule; a {plan.config.format}'s later "
-            "rounds were paired from their results"
-        )
-    done = set(store.done_keys())
-    keys = sorted({key for _, _, _, key, _ in store.events("near-limit") if key in done})
-    store.reopen(keys)
-    _say(f"--rerun-close: {len(keys)} match{'es' * (len(keys) != 1)} close to the time limit played again")
+def prepare(args: argparse.Namespace) -> Prepared:
+    """Everything before the first match, from the parsed flags (the setup is
+    referee.tournament.setup's); ConfigError/BotSpecError/StoreError say what is wrong."""
+    if args.resume:
+        return _prepare_resume(args)
+    return setup.prepare(_merged(args), say=_say, build=_build, ship_bots=bool(args.ship_bots))
 
 
-def open_store(prepared: Prepared, game: type[games.Game]) -> Store:
-    """The store, created or reopened for this run; StoreError when it does not match."""
-    config = prepared.config
-    out = Path(prepared.settings.out)
-    if prepared.resumed:
-        store = Store.open(out)
-        try:
-            changed = store.changed_bots(prepared.specs.values())
-            if changed:
-                raise StoreError(
-                    f"cannot resume: the files of {', '.join(changed)} changed since the tournament "
-                    "started (a resume must play the same bots)"
-                )
-            plan = Plan(config, game)
-            if prepared.settings.rerun_close:
-                _reopen_close(store, plan)
-            finished = plan.next(load_outcomes(store, plan)) is None
-            # What is kept and what is played again (docs/tournaments.md, "Resume").
-            prepared.outlook = resume.prepare(
-                store, plan, game, replay_all=prepared.settings.replay_all, finished=finished
-            )
-        except BaseException:
-            store.close()
-            raise
-        return store
-    if _holds_tournament(out):
-        writer = store_writer(out)
-        if writer is not None:
-            raise StoreError(
-                f"{out} holds a tournament that a referee (pid {writer}) is playing now: give a new --out"
-            )
-        raise StoreError(
-            f"{out} already holds a tournament: resume it with --resume {out}, or give a new --out"
-        )
-    if prepared.isolate:
-        isolate(prepared.isolate, out / "bots")
-        for entry in prepared.isolate:
-            prepared.specs[entry.spec.name] = entry.spec
-    # Every bot plays from its own copy under DIR/bots/ (referee.tournament.snapshot).
-    prepared.specs.update(snapshot.take({n: prepared.specs[n] for n in config.everyone}, out))
-    # The configuration and the bots in one transaction: a kill in between cannot leave
-    # a tournament that neither resumes nor can be started again.
-    return Store.open(out, config, seed=config.seed, bots=[prepared.specs[n] for n in config.everyone])
+def _build(spec: BotSpec) -> tuple[BotSpec, str | None]:
+    from referee.cli.commands import build_bot  # the same build as referee match --build
 
-
-def _holds_tournament(out: Path) -> bool:
-    """Whether ``out`` holds a recorded tournament (a store killed while being created,
-    before its first transaction, holds none: it is created again)."""
-    try:
-        with Store.read(out):
-            return True
-    except NoTournament:
-        return False
-    except StoreError:  # some other SQLite file: not to be overwritten
-        return True
+    return build_bot(spec)
 
 
 # ---------------------------------------------------------------------- running
@@ -538,7 +327,7 @@ def main(args: argparse.Namespace) -> int:
                 )
             prepared = prepare(args)
             game = games.get(prepared.config.game)
-            store = open_store(prepared, game)
+            store = open_store(prepared, game, _say)
         except (ConfigError, BotSpecError, StoreError) as exc:
             _say(str(exc))
             return EXIT_USAGE
