@@ -27,6 +27,7 @@ import shutil
 import sqlite3
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 
@@ -86,7 +87,7 @@ def name_entrants(entrants: list[Entrant], competition: Competition) -> None:
             entrant.name = by_home.get(str(Path(entrant.path).resolve()), "")
 
 
-def tournament_toml(
+def tournament_keys(
     config: GradingConfig,
     game: str,
     entrants: list[Entrant],
@@ -94,8 +95,9 @@ def tournament_toml(
     sandbox: str,
     allow_root: bool,
     candidates: list[str] | None = None,
-) -> str:
-    """The tournament's configuration file (keys as `referee tournament --config` takes)."""
+) -> dict[str, object]:
+    """The tournament's configuration, keys as `referee tournament --config` takes them
+    (besides ``[limits]`` and ``[options]``, which are the grading configuration's)."""
     c = config.compete
     # A gauntlet's candidates are bots to add (their paths), not names in `bots`.
     paths = [e.path for e in entrants if candidates is None or e.path not in candidates]
@@ -119,6 +121,21 @@ def tournament_toml(
             keys[key] = getattr(c, key)
     if candidates:
         keys["candidates"] = candidates
+    return keys
+
+
+def tournament_toml(
+    config: GradingConfig,
+    game: str,
+    entrants: list[Entrant],
+    seed: int,
+    sandbox: str,
+    allow_root: bool,
+    candidates: list[str] | None = None,
+) -> str:
+    """The tournament's configuration file (keys as `referee tournament --config` takes)."""
+    keys = tournament_keys(config, game, entrants, seed, sandbox, allow_root, candidates)
+    c = config.compete
     lines = [f"# bot {e.path}: {e.bot_hash}" for e in entrants if e.bot_hash]
     lines += [f"{key} = {toml_values.value(value)}" for key, value in keys.items()]
     if config.limits is not None:
@@ -502,12 +519,10 @@ def rank_gauntlets(steps: dict[str, CompeteStep], by_score: bool) -> list[Standi
 def validate(config: GradingConfig, game: str, house: list[str], sandbox: str) -> None:
     """Refuse a ``[compete]`` section `referee tournament` would refuse — at the start of
     a grading run, not after every build (ValueError, one line).  The tournament it would
-    make is prepared with the game's random player in the students' seats."""
-    import argparse
-    import tempfile
-
-    from referee.cli import tournament
+    make is set up (referee.tournament.setup) with the game's random player in the
+    students' seats."""
     from referee.grade.config import bot_command
+    from referee.tournament import setup
     from referee.tournament.config import ConfigError
 
     c = config.compete
@@ -521,13 +536,15 @@ def validate(config: GradingConfig, game: str, house: list[str], sandbox: str) -
     candidates = [entrants[0].path] if c.format == GAUNTLET else None
     if candidates:
         entrants = [entrants[0]] + [e for e in entrants if e.student is None]
-    with tempfile.TemporaryDirectory(prefix="referee-grade-check-") as tmp:
-        path = Path(tmp) / "tournament.toml"
-        path.write_text(tournament_toml(config, game, entrants, 1, sandbox, False, candidates))
-        parser = argparse.ArgumentParser()
-        tournament.add_parser(parser.add_subparsers())
-        args = parser.parse_args(["tournament", "--config", str(path), "--out", str(Path(tmp) / "out")])
-        try:
-            tournament.prepare(args)
-        except (ConfigError, ValueError) as exc:
-            raise ValueError(f"[compete]: {exc}") from None
+    values: dict[str, Any] = dict(tournament_keys(config, game, entrants, 1, sandbox, False, candidates))
+    values.update(
+        out="-",  # not opened: the setup only names it
+        limits=config.limits,
+        options=dict(c.options or {}),
+        _bots_base=Path.cwd(),
+        _qualify_base=Path.cwd(),
+    )
+    try:
+        setup.prepare(values, say=lambda line: None)
+    except (ConfigError, ValueError) as exc:
+        raise ValueError(f"[compete]: {exc}") from None
