@@ -52,6 +52,8 @@ DETAIL_CHARS = 1000
 #: Seconds between a game set aside as the machine's fault (``replay_overloaded``) and
 #: its replay: a burst of load may pass.
 REPLAY_PAUSE_S = 1.0
+#: How long a game with no legal decision looks for an unasked bot's end (``_void``).
+ENDED_LOOK_S = 0.5
 
 
 def file_sinks(config: MatchConfig, game: Game) -> list[Sink]:
@@ -530,10 +532,14 @@ class Match:
                 self._judge(state, seat, line, reply, decision, current)
             decision += 1
         scores, ranks = state.scores(), state.ranks()
-        if current.penalties and current.penalties == decision + current.together and self._void(current):
-            # No seat made a single legal decision, and those not asked have never
-            # answered (bots that never start, say): the deal counts for nobody — a tie
-            # at zero, not a win from each other's forfeits.  A bot that plays, whose
+        if (
+            current.penalties
+            and current.penalties == decision + current.together
+            and await self._void(current)
+        ):
+            # No seat made a single legal decision, and those not asked are known not
+            # to play (bots that never start, say): the deal counts for nobody — a tie
+            # at zero, not a win from each other's forfeits.  A bot that may play, whose
             # opponent failed before it was asked anything, still wins the deal.
             scores, ranks = [0.0] * len(scores), [1] * len(ranks)
         return GameRecord(
@@ -677,14 +683,24 @@ class Match:
         self._record(seat, forfeit, current, overload=overload)
 
     @staticmethod
-    def _void(current: GameInProgress) -> bool:
-        """Whether every seat of a game with no legal decision failed in it or has never
-        answered a request in this match (the rare path: only such games ask)."""
+    async def _void(current: GameInProgress) -> bool:
+        """Whether a game with no legal decision counts for nobody (the rare path: only
+        such games ask): each seat failed in it, or was not asked but is known not to
+        play — it has never answered in this match, and it is dead or has failed before
+        (a start, a decision).  A bot that was simply not asked before its opponent
+        failed may play: the game is its win, not void."""
         for seat, player in enumerate(current.seated):
-            if current.penalised >> seat & 1 or player.stats.decisions:
+            if current.penalised >> seat & 1:
                 continue
-            if player.seat is not None and player.seat.usage().answered:
-                return False
+            bot = player.seat
+            if player.stats.decisions or (bot is not None and bot.usage().answered):
+                return False  # it plays
+            if player.failed_starts or player.stats.forfeits or bot is None or not bot.alive:
+                continue
+            # A bot that never starts (a crash at import, say) may still be ending: a
+            # short, bounded look, paid only before it has failed or answered anything.
+            if not await bot.ended(within=ENDED_LOOK_S):
+                return False  # nothing known against it
         return True
 
     def _record(

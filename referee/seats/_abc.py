@@ -120,6 +120,11 @@ class Seat(abc.ABC):
     @abc.abstractmethod
     def usage(self) -> SeatUsage: ...
 
+    async def ended(self, within: float = 0.0) -> bool:
+        """Whether the bot has ended (a process that exited unasked, say), looking for
+        at most ``within`` seconds.  Seats that cannot tell say False."""
+        return False
+
     def new_stretch(self) -> None:
         """From now on ``usage()``'s slowest answer (``latency_ns_max``, its CPU) and slow
         answers' details count afresh; the counts and sums go on.  A tournament's pool

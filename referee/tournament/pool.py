@@ -283,6 +283,9 @@ class BorrowedSeat(Seat):
     def description(self) -> str:
         return self._seat.description if self._seat is not None else ""
 
+    async def ended(self, within: float = 0.0) -> bool:
+        return self._seat is not None and await self._seat.ended(within)
+
     def usage(self) -> SeatUsage:
         bot = self._bot
         if bot.holder is self:

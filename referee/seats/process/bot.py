@@ -1097,6 +1097,12 @@ class BotProcess(Seat):
                 self.kill(verdict, detail + self._stderr_note())
         return BotFault(self.death or Verdict.CRASH, self.death_detail)
 
+    async def ended(self, within: float = 0.0) -> bool:
+        if self.death is not None:
+            return True
+        await self._wait_exit(within)
+        return self.exit_status is not None
+
     def _may_be_exiting(self) -> bool:
         """Whether the bot, its output closed, may be on its way out (issue 28): a
         process of it (its supervisor aside) is runnable, in the disk's wait or dead, or
