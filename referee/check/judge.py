@@ -364,3 +364,13 @@ def judge(run: CheckRun) -> list[Item]:
     for step in STEPS:
         step(judging)
     return [judging.items[key] for key, _ in ITEMS]
+
+
+def note_unbuilt(items: list[Item], build: str) -> None:
+    """A bot that could not start has a build command that was not run: its program is
+    most likely what the build makes."""
+    startup = next(item for item in items if item.key == "startup")
+    startup.hint = (
+        f"its bot.toml has a build command ({build}) that was not run: build it first, or pass "
+        "--build to let the check run it (only for bots you trust)"
+    )

@@ -3,6 +3,9 @@ made and what its processes observed."""
 
 from __future__ import annotations
 
+import os
+import shutil
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -15,6 +18,7 @@ from referee.check.observe import CheckProcess, Recorder, schedstat
 from referee.check.plan import CheckMatch, plan_phases
 from referee.core import interrupts
 from referee.core.botspec import BotSpec
+from referee.core.limits import LimitsOverride
 from referee.core.records import GameRecord
 from referee.core.verdict import Verdict
 from referee.games.base import Game
@@ -159,6 +163,47 @@ def play(
     run.elapsed = time.perf_counter() - started
     run.referee_wait = max(0, schedstat()[1] - waited) / 1e9
     return run
+
+
+def seats_needed(game: Game) -> int:
+    """The most seats a match of the check has: the usual count, or a position's."""
+    return max([2 if 2 in game.seats else game.seats.low, *(p.seats for p in game.check_positions())])
+
+
+def check_bot(
+    game_cls: type[Game],
+    options: dict[str, Any],
+    bot: BotSpec,
+    opponents: list[BotSpec],
+    *,
+    seed: int,
+    limits: LimitsOverride | None,
+    pin: bool,
+    sandbox: str,
+    allow_root_bots: bool,
+    random_games: int,
+    signals: Sequence[int] = (),
+) -> CheckRun:
+    """:func:`play` the check with the match configuration it uses: ``recover`` on (one
+    crash does not end it), no game log (the moves are what the check reads), the bots'
+    stderr in a folder of its own, removed after."""
+    stderr_dir = tempfile.mkdtemp(prefix="referee-check-")
+    config = MatchConfig(
+        game=game_cls.name,
+        seed=seed,
+        recover=True,
+        pin=pin,
+        sandbox=sandbox,
+        allow_root_bots=allow_root_bots,
+        limits=limits,
+        log_path=os.devnull,  # the games' moves are what the check reads; the file is not needed
+        stderr_dir=stderr_dir,
+        options=options,
+    )
+    try:
+        return play(game_cls, options, bot, opponents, config, random_games, signals)
+    finally:
+        shutil.rmtree(stderr_dir, ignore_errors=True)
 
 
 def _collect(run: CheckRun, record: GameRecord, position: str | None) -> None:

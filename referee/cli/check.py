@@ -39,21 +39,18 @@ import argparse
 import json
 import os
 import secrets
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from referee import games
-from referee.check.judge import judge
+from referee.check.judge import judge, note_unbuilt
 from referee.check.opponents import opponent_specs
 from referee.check.report import EXIT_CANNOT_START, EXIT_USAGE, exit_status, render, report
-from referee.check.run import play
+from referee.check.run import check_bot, seats_needed
 from referee.cli import arguments
 from referee.core import interrupts
 from referee.core.botspec import BotSpecError, resolve
-from referee.match import MatchConfig
 from referee.seats.process import sandbox
 
 DEFAULT_GAMES = 10
@@ -128,9 +125,8 @@ def main(args: argparse.Namespace) -> int:
     override = arguments.limits_from(args)
     try:
         game = game_cls(**options)
-        seats = max([2 if 2 in game.seats else game.seats.low, *(p.seats for p in game.check_positions())])
         bot = resolve(args.bot)
-        opponents = opponent_specs(game_cls, args.opponent, bot, seats - 1)
+        opponents = opponent_specs(game_cls, args.opponent, bot, seats_needed(game) - 1)
         layer = sandbox.choose(args.sandbox)
     except (BotSpecError, ValueError) as exc:
         print(f"referee: {exc}", file=sys.stderr)
@@ -159,37 +155,28 @@ def main(args: argparse.Namespace) -> int:
     if warning is not None:
         print(f"referee: {warning}", file=sys.stderr)
     seed = args.seed if args.seed is not None else secrets.randbits(32)
-    stderr_dir = tempfile.mkdtemp(prefix="referee-check-")
-    config = MatchConfig(
-        game=game_cls.name,
-        seed=seed,
-        recover=True,
-        pin=args.pin,
-        sandbox=args.sandbox,
-        allow_root_bots=args.allow_root_bots,
-        limits=override,
-        log_path=os.devnull,  # the games' moves are what the check reads; the file is not needed
-        stderr_dir=stderr_dir,
-        options=options,
-    )
     # A stop signal ends the check cleanly (bots closed) and prints what it found so far.
     with interrupts.catching() as guard:
         guard.raising = False
-        try:
-            run = play(game_cls, options, bot, opponents, config, args.games, guard.seen)
-        finally:
-            shutil.rmtree(stderr_dir, ignore_errors=True)
+        run = check_bot(
+            game_cls,
+            options,
+            bot,
+            opponents,
+            seed=seed,
+            limits=override,
+            pin=args.pin,
+            sandbox=args.sandbox,
+            allow_root_bots=args.allow_root_bots,
+            random_games=args.games,
+            signals=guard.seen,
+        )
     if run.cannot_start and not run.cannot_start.startswith(f"bot {bot.name} "):
         print(f"referee: the opponent cannot start: {run.cannot_start}", file=sys.stderr)
         return EXIT_USAGE
     items = judge(run)
     if bot.build and not args.build and run.cannot_start:
-        # Its program is most likely what the build makes.
-        startup = next(item for item in items if item.key == "startup")
-        startup.hint = (
-            f"its bot.toml has a build command ({bot.build}) that was not run: build it first, or pass "
-            "--build to let the check run it (only for bots you trust)"
-        )
+        note_unbuilt(items, bot.build)
     code = exit_status(run, items)
     print(render(run, items, color=sys.stdout.isatty() and "NO_COLOR" not in os.environ))
     if args.json:
