@@ -5,6 +5,7 @@ themselves after 15 minutes anyway)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -18,6 +19,13 @@ import grade_under_load  # noqa: E402
 
 pytestmark = [
     pytest.mark.slow,
+    # Two whole grading runs, one beside six busy loops: minutes, and on a machine that
+    # is already busy the loaded run can end a student `machine-overloaded` (by design:
+    # a grader fault, retried by --resume), which this comparison counts as a difference.
+    # A measurement, run on demand: REFEREE_LOAD_TEST=1, or benchmarks/grade_under_load.py.
+    pytest.mark.skipif(
+        os.environ.get("REFEREE_LOAD_TEST") != "1", reason="a long measurement: set REFEREE_LOAD_TEST=1"
+    ),
     pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler"),
     pytest.mark.skipif(not Path("/proc/self/schedstat").exists(), reason="needs schedstat"),
 ]

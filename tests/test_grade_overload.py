@@ -76,8 +76,11 @@ def test_a_bot_starved_by_busy_loops_beside_it_is_replayed_not_penalised(tmp_pat
     first, caused = runs[0]
     assert first.outcome == "check-failed" and caused == ["decision time"], first  # the load did bite
     assert step.outcome == OK, step
-    assert step.replayed == ["decision time: the grading machine was overloaded"]
-    assert "replayed once: the grading machine was overloaded" in step.summary
+    # Replayed once, or twice when the machine was still overloaded for the first replay
+    # (the hogs are gone by then, but a CI machine may be busy on its own).
+    assert step.replayed and len(step.replayed) <= 2, step.replayed
+    assert set(step.replayed) == {"decision time: the grading machine was overloaded"}
+    assert "the grading machine was overloaded" in step.summary
 
 
 @pytest.mark.slow
