@@ -212,7 +212,7 @@ def test_a_cgroup_of_someone_elses_is_not_delegated(fake, monkeypatch):
     fake.cgroup(SCOPE, (ME,))
     uid = os.geteuid() + 1
     monkeypatch.setattr(os, "geteuid", lambda: uid)
-    with pytest.raises(cgroups.Unavailable, match=f"run-r1.scope is not delegated to uid {uid}"):
+    with pytest.raises(cgroups.Unavailable, match=rf"run-r1.scope is not delegated to this user \({uid}:"):
         cgroups._detect(root=False)
 
 
@@ -254,7 +254,7 @@ def test_hybrid_machine_says_why_for_each_kind(fake, tmp_path):
         cgroups._detect(root=False)
     assert str(caught.value) == (
         f"cgroup v2 offers no pids or memory controller to {mount}/unified (cgroup v1 has pids and memory "
-        f"here); cgroup v1 {mount}/pids is not writable by uid {os.geteuid()}"
+        f"here); cgroup v1 {mount}/pids is not writable by this user ({os.geteuid()})"
     )
 
 

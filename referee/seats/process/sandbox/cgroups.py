@@ -564,7 +564,7 @@ def _detect_delegated() -> _Layout:
                 closed = [b for b in layout.bases if not os.access(b, os.W_OK | os.X_OK)]
                 if not closed:
                     return _Layout(1, layout.bases, layout.roles, (), layout.bases, delegated=True)
-                reasons.append(f"cgroup v1 {closed[0]} is not writable by uid {uid}")
+                reasons.append(f"cgroup v1 {closed[0]} is not writable by this user ({uid})")
     raise Unavailable("; ".join(reasons))
 
 
@@ -597,7 +597,7 @@ def _delegated_v2(v2: tuple[str, str], own: str, in_v1: list[str]) -> _Layout:
     not_ours = [f for f in files if not _owned(f)]
     if not_ours:
         raise Unavailable(
-            f"cgroup v2 {base} is not delegated to uid {os.geteuid()} ({not_ours[0]} is not its)"
+            f"cgroup v2 {base} is not delegated to this user ({os.geteuid()}: {not_ours[0]} is not its)"
         )
     return _Layout(2, (base,), {}, _V2_CONTROLLERS, delegated=True)
 
