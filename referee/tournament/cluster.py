@@ -453,8 +453,11 @@ def connect(address: str, log: Path | None = None) -> Any:
         from referee.tournament.workers import usable_cores
 
         count = int(count_text) if count_text else len(usable_cores())
+        # The scheduler's HTTP server (health, metrics; the dashboard is not installed)
+        # on a free loopback port: a default of 8787 already taken prints Dask's warning on
+        # the terminal, and None means that default.
         cluster = LocalCluster(
-            n_workers=max(1, count), threads_per_worker=1, processes=True, dashboard_address=None
+            n_workers=max(1, count), threads_per_worker=1, processes=True, dashboard_address="127.0.0.1:0"
         )
         client = Client(cluster)
         if log is not None:
