@@ -89,7 +89,7 @@ def play_lineup(arena, bots: list[int], executor=None) -> int:
         )
 
     async def main() -> None:
-        from referee.tournament.workers import MatchExecutor
+        from referee.tournament.executors.local import MatchExecutor
 
         own = executor is None
         runner = executor or MatchExecutor(1, arena.folder / "workers")

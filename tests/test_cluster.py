@@ -22,18 +22,18 @@ from conftest import BOT_PYTHON
 
 from referee.core.botspec import BotSpec, resolve
 from referee.match.spec import MatchConfig, MatchSpec
+from referee.tournament import wire
 from referee.tournament.cluster import (
     LOCKS_ENV,
     BotMismatch,
-    ClusterExecutor,
     Pinning,
-    WorkerHealth,
     claim_core,
-    outliers,
     pin_workers,
     play_match_task,
     worker_pinning,
 )
+from referee.tournament.executors.cluster import ClusterExecutor
+from referee.tournament.executors.health import WorkerHealth, outliers
 from referee.tournament.store import Store, content_hash
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -353,7 +353,7 @@ async def test_a_different_build_is_refused_through_the_cluster(tmp_path):
     executor = ClusterExecutor("local:1", hashes)
     try:
         with pytest.raises(ClusterError, match=f"bot {bots[0].name} .* differs from the tournament's"):
-            await executor.play([("m", spec)], lambda message: None)
+            await executor.play([wire.RoundMatch("m", spec)], lambda message: None)
     finally:
         await executor.close()
 
@@ -559,7 +559,7 @@ def test_a_scheduler_lost_right_after_connecting_is_one_clusters_error(monkeypat
     from referee.tournament import cluster
 
     client = _LostScheduler()
-    monkeypatch.setattr(cluster, "connect", lambda address: client)
+    monkeypatch.setattr(cluster, "connect", lambda address, log=None: client)
     with pytest.raises(
         cluster.ClusterError, match=r"^--cluster tcp://192\.0\.2\.2:1: cannot reach the scheduler: "
     ):

@@ -24,7 +24,7 @@ its end (games, record, forfeits, game counts), so a crash either counts it once
 replays it.
 
 Matches are played by the tournament's executors: a local worker process per slot
-(:class:`referee.tournament.workers.MatchExecutor`), or Dask tasks on a cluster
+(:class:`referee.tournament.executors.local.MatchExecutor`), or Dask tasks on a cluster
 (:mod:`referee.arena.cluster`, ``--cluster``).
 """
 
@@ -44,7 +44,8 @@ from referee.core.botspec import BotSpec, BotSpecError, resolve
 from referee.core.records import BotFigures, GameRecord, MatchRecord
 from referee.match.spec import MatchConfig, MatchSpec
 from referee.tournament import wire
-from referee.tournament.workers import MatchExecutor, WorkerLost
+from referee.tournament.executors.local import MatchExecutor
+from referee.tournament.workers import WorkerLost
 
 _encode = msgspec.json.encode
 
@@ -315,7 +316,7 @@ async def play(arena: Arena, executor, mid: int) -> bool:
                 stopped = await executor.play_one(key, spec, wall, handle)
         else:
             with trio.move_on_after(wall) as scope:
-                await executor.play([(key, spec)], handle)
+                await executor.play([wire.RoundMatch(key, spec)], handle)
     except WorkerLost as exc:
         fail(arena, mid, f"the match's worker was lost: {exc}")
         return cluster

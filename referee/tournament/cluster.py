@@ -31,8 +31,13 @@ store and the standings come out as from a local run.
   filesystem, or the same checkout on every machine).  A worker whose copy of a bot
   differs refuses the match: :class:`BotMismatch`, one line naming the bot and worker.
 * **Health.**  Per worker: its core, matches, decisions and forfeits by verdict
-  (:attr:`ClusterExecutor.health`); :func:`outliers` names a worker whose timeout rate
-  is out of line with the others'.
+  (the executor's ``health()``); ``outliers`` (:mod:`referee.tournament.executors.health`)
+  names a worker whose timeout rate is out of line with the others'.
+
+This module is the Dask side: the tasks, the actor, the plugins, connecting.  The
+executors built on it, implementing the runner's interface, are
+:mod:`referee.tournament.executors.cluster` (whole matches) and
+:mod:`~referee.tournament.executors.cluster_session` (the session on one worker).
 """
 
 from __future__ import annotations
@@ -40,14 +45,13 @@ from __future__ import annotations
 import contextlib
 import io
 import logging
-import math
 import os
 import shutil
 import stat
 import tarfile
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,16 +78,6 @@ class ClusterError(WorkerLost):
 
 class BotMismatch(ClusterError):
     """A worker's copy of a bot is not the one the tournament recorded."""
-
-
-class WorkerHealth(msgspec.Struct):
-    matches: int = 0
-    decisions: int = 0
-    forfeits: dict[str, int] = {}
-    #: The core the worker process is pinned to (:class:`CorePinning`), or ``None``.
-    core: int | None = None
-    #: Why it is not pinned, when it is not (more worker processes than cores…).
-    unpinned: str | None = None
 
 
 # ---------------------------------------------------------------------- one core per worker process
@@ -496,109 +490,6 @@ def close_client(client: Any) -> None:
         cluster.close()
 
 
-class ClusterExecutor:
-    """Plays matches as Dask tasks (module docstring); the runner's executor interface."""
-
-    def __init__(
-        self,
-        address: str,
-        hashes: dict[str, str],
-        skip: tuple[str, ...] = (),
-        ship: bool = False,
-        log: Path | None = None,
-    ) -> None:
-        self.hashes = hashes
-        self.skip = skip
-        self.client = connect(address, log)
-        self.ship = ship
-        #: --ship-bots: each bot's files, sent to every worker once (Dask's broadcast).
-        self.shipped: dict[str, Any] = {}
-        self.health: dict[str, WorkerHealth] = {}
-        try:
-            self.concurrency = max(1, sum(self.client.nthreads().values()))
-        except Exception as exc:  # the scheduler lost since connect() reached it
-            close_client(self.client)
-            raise ClusterError(f"--cluster {address}: cannot reach the scheduler: {one_line(exc)}") from None
-
-    async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None:
-        """Play every match; their messages reach ``handle`` in the order given."""
-        if self.ship:
-            for _, spec in matches:
-                for bot in spec.bots:
-                    if bot.name not in self.shipped:
-                        packed = pack_bot(bot, self.skip)
-                        try:
-                            self.shipped[bot.name] = self.client.scatter(packed, broadcast=True)
-                        except Exception as exc:  # the scheduler lost, or no worker to take it
-                            raise ClusterError(
-                                f"bot {bot.name} could not be sent to the workers: {one_line(exc)}"
-                            ) from None
-        futures = [
-            self.client.submit(
-                play_match_task,
-                key,
-                msgspec.msgpack.encode(spec),
-                {b.name: self.hashes[b.name] for b in spec.bots if b.name in self.hashes},
-                self.skip,
-                {b.name: self.shipped[b.name] for b in spec.bots if b.name in self.shipped} or None,
-                key=f"referee-match-{key}",
-                pure=False,
-            )
-            for key, spec in matches
-        ]
-        try:
-            for future in futures:
-                try:
-                    address, pinning, encoded = await trio.to_thread.run_sync(
-                        future.result, abandon_on_cancel=True
-                    )
-                except BotMismatch:
-                    raise
-                except Exception as exc:  # the task's own error, re-raised by Dask; or a lost scheduler
-                    raise ClusterError(f"a match failed on the cluster: {one_line(exc)}") from None
-                messages = msgspec.msgpack.decode(encoded, type=list[wire.ToParent])
-                for message in messages:
-                    handle(message)
-                self._tally(address, pinning, messages)
-        finally:
-            pending = [f for f in futures if not f.done()]
-            if pending:
-                self.client.cancel(pending)
-
-    def _tally(self, address: str, pinning: Pinning, messages: list[wire.ToParent]) -> None:
-        health = self.health.setdefault(address, WorkerHealth())
-        health.core, health.unpinned = pinning.core, pinning.why
-        for message in messages:
-            if isinstance(message, wire.Closed):
-                health.matches += 1
-                for bot in message.record.players:
-                    health.decisions += bot.decisions
-                    for verdict, count in bot.forfeits.items():
-                        health.forfeits[verdict] = health.forfeits.get(verdict, 0) + count
-
-    async def close(self, handle: Handler | None = None) -> None:
-        await trio.to_thread.run_sync(close_client, self.client)
-
-
-def outliers(health: dict[str, WorkerHealth], verdict: str = "timeout", z: float = 3.0) -> list[str]:
-    """Workers whose rate of ``verdict`` per decision is out of line with the rest: a
-    two-proportion z-test of each worker against all the others (|z| > ``z`` and at
-    least 5 such forfeits), the way fishtest spots a machine that times out."""
-    named = []
-    total_f = sum(h.forfeits.get(verdict, 0) for h in health.values())
-    total_d = sum(h.decisions for h in health.values())
-    for address, h in health.items():
-        f, d = h.forfeits.get(verdict, 0), h.decisions
-        rest_f, rest_d = total_f - f, total_d - d
-        if f < 5 or d == 0 or rest_d == 0:
-            continue
-        pooled = total_f / total_d
-        se = math.sqrt(pooled * (1 - pooled) * (1 / d + 1 / rest_d)) or 1e-12
-        if (f / d - rest_f / rest_d) / se > z:
-            named.append(address)
-    return named
-
-
 # ---------------------------------------------------------------------- bots for the whole tournament
 
 
@@ -674,50 +565,3 @@ class SessionActor:
             self.proc.stdin.flush()
         except OSError:
             raise ClusterError(f"the session's worker process is gone; its log: {self.log_path}") from None
-
-
-class ClusterSessionExecutor:
-    """The session executor's interface, the session on one Dask worker (an actor)."""
-
-    def __init__(
-        self,
-        address: str,
-        opening: wire.OpenSession,
-        hashes: dict[str, str],
-        skip: tuple[str, ...] = (),
-        log: Path | None = None,
-    ) -> None:
-        self.client = connect(address, log)
-        self.concurrency = opening.slots
-        self.health: dict[str, WorkerHealth] = {}
-        future = self.client.submit(SessionActor, wire.encode(opening), hashes, skip, actor=True, pure=False)
-        try:
-            self.actor = future.result()
-        except Exception as exc:
-            close_client(self.client)  # no executor to close it
-            if isinstance(exc, BotMismatch):
-                raise
-            raise ClusterError(f"the session could not start on the cluster: {one_line(exc)}") from None
-
-    async def play(self, matches: Sequence[wire.RoundMatch], handle: Handler) -> None:
-        frame = wire.encode(wire.PlayRound(list(matches)))
-        try:
-            encoded = await trio.to_thread.run_sync(
-                lambda: self.actor.play_round(frame).result(), abandon_on_cancel=True
-            )
-        except ClusterError:
-            raise
-        except Exception as exc:
-            raise ClusterError(f"a round failed on the cluster: {one_line(exc)}") from None
-        messages = msgspec.msgpack.decode(encoded, type=list[wire.ToParent])
-        for message in messages:
-            handle(message)
-
-    async def close(self, handle: Handler | None = None) -> None:
-        def end() -> None:
-            with contextlib.suppress(Exception):
-                self.actor.close().result()
-            close_client(self.client)
-
-        with trio.CancelScope(shield=True):
-            await trio.to_thread.run_sync(end)

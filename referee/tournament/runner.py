@@ -26,7 +26,6 @@ import contextlib
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import cast
 
 import msgspec
 import trio
@@ -40,20 +39,16 @@ from referee.match.spec import MatchConfig, MatchSpec
 from referee.sinks._abc import MatchInfo
 from referee.sinks.files import write_atomically
 from referee.sinks.summary import encode_summary
-from referee.tournament import wire
+from referee.tournament import executors, wire
 from referee.tournament.config import RunSettings, TournamentConfig
+from referee.tournament.executors import Executor
+from referee.tournament.executors.health import outliers
 from referee.tournament.formats import MatchOutcome
 from referee.tournament.live import LiveDisplay
 from referee.tournament.plan import DONE, MAIN, Plan, Planned, match_seed, outcome_of
 from referee.tournament.sink import StoreSink
 from referee.tournament.store import Store
-from referee.tournament.workers import (
-    MatchExecutor,
-    MatchPlayer,
-    RoundPlayer,
-    SessionExecutor,
-    usable_cores,
-)
+from referee.tournament.workers import usable_cores
 
 #: How often the live standings are recomputed from the store.
 STANDINGS_EVERY_S = 2.0
@@ -182,42 +177,16 @@ class Runner:
         self._say_progress(already=(len(self.outcomes), done_games))
         if self.per_tournament and done_games and self.plan.next(self.outcomes) is not None:
             self._record_restarts()
-        executor: MatchPlayer | RoundPlayer
-        if self.per_tournament and self.settings.cluster is not None:
-            # The session, every bot in it, on one worker of the cluster for the tournament.
-            from referee.tournament.cluster import LOG_NAME, ClusterSessionExecutor
-
-            opening = wire.OpenSession(
-                bots=[self.specs[b] for b in self.config.everyone],
-                config=self._session_config,
-                stderr_dir=str(self.out / "stderr"),
-                slots=self.concurrency,
-            )
-            executor = ClusterSessionExecutor(
-                self.settings.cluster,
-                opening,
-                self.store.bot_hashes(),
-                skip=(str(self.out),),
-                log=self.out / LOG_NAME,
-            )
-        elif self.per_tournament:
-            stderr_dir = self.out / "stderr"
-            everyone = [self.specs[b] for b in self.config.everyone]
-            executor = SessionExecutor(
-                everyone, self._session_config, self.concurrency, self.out / "workers", stderr_dir
-            )
-        elif self.settings.cluster is not None:
-            from referee.tournament.cluster import LOG_NAME, ClusterExecutor
-
-            executor = ClusterExecutor(
-                self.settings.cluster,
-                self.store.bot_hashes(),
-                skip=(str(self.out),),
-                ship=self.settings.ship_bots,
-                log=self.out / LOG_NAME,
-            )
-        else:
-            executor = MatchExecutor(self.concurrency, self.out / "workers")
+        executor = executors.choose(
+            per_tournament=self.per_tournament,
+            cluster=self.settings.cluster,
+            bots=[self.specs[b] for b in self.config.everyone],
+            session_config=self._session_config,
+            concurrency=self.concurrency,
+            out=self.out,
+            hashes=self.store.bot_hashes,
+            ship_bots=self.settings.ship_bots,
+        )
         try:
             async with trio.open_nursery() as nursery:
                 if self.on_standings is not None:
@@ -267,19 +236,15 @@ class Runner:
         except KeyError:
             return []
 
-    def _record_health(self, executor: object) -> None:
-        """A cluster's per-worker figures, as events of the store (docs/cluster.md)."""
-        health = getattr(executor, "health", None)
-        if not health:
-            return
-        from referee.tournament.cluster import outliers
-
+    def _record_health(self, executor: Executor) -> None:
+        """Per-worker figures (a cluster's), as events of the store (docs/cluster.md)."""
+        health = executor.health()
         for address, figures in health.items():
             self.store.add_event("worker", msgspec.json.encode(figures).decode(), bot=address)
-        for address in outliers(health):
+        for address in outliers(dict(health)):
             self.store.add_event("worker-outlier", "a timeout rate out of line with the others'", bot=address)
 
-    async def _play(self, batch: list[Planned], executor: MatchPlayer | RoundPlayer) -> None:
+    async def _play(self, batch: list[Planned], executor: Executor) -> None:
         registered = []
         for planned in batch:
             stored = self.stored_spec(planned)
@@ -288,20 +253,18 @@ class Runner:
             registered.append((planned.key, stored))
         self.store.add_matches(registered)
         self._plan_display(batch)
-        if self.per_tournament:  # a session's rounds (here, or on a cluster's worker)
-            round_ = [
-                wire.RoundMatch(
-                    p.key,
-                    self._specs[p.key],
-                    p.slice,
-                    self.store.games(p.key) if self._held.get(p.key) else [],
-                )
-                for p in batch
-            ]
-            # run() made a session's executor for a per-tournament game, a match executor else.
-            await cast(RoundPlayer, executor).play(round_, self.handle)
-        else:
-            await cast(MatchPlayer, executor).play([(p.key, self._specs[p.key]) for p in batch], self.handle)
+        # A session's matches may be played a slice at a time and go on after the games a
+        # resume kept (only bots that live for the whole tournament hold any).
+        round_ = [
+            wire.RoundMatch(
+                p.key,
+                self._specs[p.key],
+                p.slice,
+                self.store.games(p.key) if self._held.get(p.key) else [],
+            )
+            for p in batch
+        ]
+        await executor.play(round_, self.handle)
 
     def _plan_display(self, batch: list[Planned]) -> None:
         """Grow the display's totals by a batch (a format's later rounds appear later)."""

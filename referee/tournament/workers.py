@@ -1,20 +1,11 @@
-"""The tournament's worker processes, seen from the parent, and the two executors.
+"""The tournament's worker processes, seen from the parent: spawned in sessions of their
+own, fed frames, reaped.  The executors built on them are
+:mod:`referee.tournament.executors.local` and :mod:`~referee.tournament.executors.session`.
 
-* :class:`MatchExecutor` — for games whose bots are started per match (Yahtzee, Bidding
-  Wars, Hold'em): ``concurrency`` worker processes, worker *i* pinned to usable core
-  *i mod cores* (its matches' bots with it: a wake-up across cores costs ~55 µs, on one
-  core ~2 µs), each playing one whole match at a time.  Matches are handed out in
-  schedule order as workers come free.
-* :class:`SessionExecutor` — for games whose bots live for the whole tournament (dice
-  poker, Liar's Dice): one worker holds every bot and plays each round with up to
-  ``concurrency`` matches at once (:mod:`referee.tournament.session`); it is pinned to
-  one core when it plays one match at a time.
-
-Both hand every message of a match to the runner's ``handle`` as it arrives; a worker
-that dies mid-match raises :class:`WorkerLost` (the runner stops the tournament: a
-crash of the referee's own code, or the machine's OOM killer).  Workers are spawned
-from the main thread (``PR_SET_PDEATHSIG`` fires when the spawning *thread* ends) in
-sessions of their own, so that a terminal's Ctrl-C reaches only the parent.
+A worker that dies mid-match raises :class:`WorkerLost` (the runner stops the
+tournament: a crash of the referee's own code, or the machine's OOM killer).  Workers
+are spawned from the main thread (``PR_SET_PDEATHSIG`` fires when the spawning *thread*
+ends) in sessions of their own, so that a terminal's Ctrl-C reaches only the parent.
 """
 
 from __future__ import annotations
@@ -24,37 +15,16 @@ import os
 import subprocess
 import sys
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
-from typing import Protocol
 
 import trio
 
-from referee.core.botspec import BotSpec
-from referee.match.spec import MatchConfig, MatchSpec
 from referee.tournament import wire
 
 #: How long a worker may take to stop after its input is closed (it closes its bots,
 #: each bounded) before it is killed.
 STOP_GRACE_S = 15.0
-
-Handler = Callable[[wire.ToParent], None]
-
-
-class MatchPlayer(Protocol):
-    """An executor that plays whole matches: :class:`MatchExecutor`, or the cluster's."""
-
-    async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None: ...
-
-    async def close(self, handle: Handler | None = None) -> None: ...
-
-
-class RoundPlayer(Protocol):
-    """An executor that plays a session's rounds: :class:`SessionExecutor`, or the cluster's."""
-
-    async def play(self, matches: Sequence[wire.RoundMatch], handle: Handler) -> None: ...
-
-    async def close(self, handle: Handler | None = None) -> None: ...
 
 
 class WorkerLost(Exception):
@@ -143,7 +113,9 @@ class Worker:
             return "still running"
         return f"killed by signal {-code}" if code < 0 else f"exit status {code}"
 
-    async def stop(self, handle: Handler | None = None, grace: float = STOP_GRACE_S) -> None:
+    async def stop(
+        self, handle: Callable[[wire.ToParent], None] | None = None, grace: float = STOP_GRACE_S
+    ) -> None:
         """End the worker: close its input (it stops what it plays, cleanly), pass what it
         still says to ``handle``, and kill it if it has not exited within ``grace``."""
         if self._to is not None:
@@ -175,92 +147,3 @@ class Worker:
         with trio.move_on_after(wait_s):
             while self.proc.poll() is None:
                 await trio.sleep(0.01)
-
-
-class MatchExecutor:
-    """``concurrency`` workers, each playing one whole match at a time (module docstring)."""
-
-    def __init__(self, concurrency: int, log_dir: Path) -> None:
-        cores = usable_cores()
-        self.concurrency = concurrency
-        self._workers = [
-            Worker(i, cores[i % len(cores)], log_dir / f"worker-{i + 1}.log") for i in range(concurrency)
-        ]
-
-    async def play(self, matches: Sequence[tuple[str, MatchSpec]], handle: Handler) -> None:
-        """Play every match, ``concurrency`` at a time, in the order given.
-
-        Each worker is given its next match as soon as it starts the current one, so it
-        goes from one match to the next without waiting for the parent to store the last
-        (the worker plays them one after the other; the order and the results are the same).
-        """
-        queue = list(reversed(matches))
-
-        async def serve(worker: Worker) -> None:
-            given: list[str] = []
-            while queue or given:
-                if not given:
-                    key, spec = queue.pop()
-                    if not worker.running:
-                        worker.spawn()
-                    await worker.send(wire.PlayMatch(key, spec))
-                    given.append(key)
-                message = await worker.receive()
-                handle(message)
-                if isinstance(message, wire.Opened) and message.key == given[-1] and queue:
-                    key, spec = queue.pop()
-                    await worker.send(wire.PlayMatch(key, spec))
-                    given.append(key)
-                elif isinstance(message, wire.Closed) and message.key in given:
-                    given.remove(message.key)
-
-        async with trio.open_nursery() as nursery:
-            for worker in self._workers[: max(1, min(self.concurrency, len(matches)))]:
-                nursery.start_soon(serve, worker)
-
-    async def close(self, handle: Handler | None = None) -> None:
-        with trio.CancelScope(shield=True):
-            async with trio.open_nursery() as nursery:
-                for worker in self._workers:
-                    if worker.proc is not None:
-                        nursery.start_soon(worker.stop, handle)
-
-
-class SessionExecutor:
-    """One worker holding every bot for the whole tournament (module docstring)."""
-
-    def __init__(
-        self,
-        bots: list[BotSpec],
-        config: MatchConfig,
-        concurrency: int,
-        log_dir: Path,
-        stderr_dir: Path,
-    ) -> None:
-        core = usable_cores()[0] if concurrency == 1 else None
-        self._worker = Worker(0, core, log_dir / "worker-session.log")
-        self._opening = wire.OpenSession(
-            bots=bots, config=config, stderr_dir=str(stderr_dir), slots=concurrency
-        )
-        self.concurrency = concurrency
-
-    async def play(self, matches: Sequence[wire.RoundMatch], handle: Handler) -> None:
-        """Play one round of matches (each with its games per slice, or None, and the
-        games a resumed match already holds)."""
-        worker = self._worker
-        if not worker.running:
-            if worker.proc is not None:
-                raise WorkerLost(f"the session's worker ended ({worker.exit_note()})")
-            worker.spawn()
-            await worker.send(self._opening)
-        await worker.send(wire.PlayRound(list(matches)))
-        while True:
-            message = await worker.receive()
-            if isinstance(message, wire.RoundDone):
-                return
-            handle(message)
-
-    async def close(self, handle: Handler | None = None) -> None:
-        with trio.CancelScope(shield=True):
-            if self._worker.proc is not None:
-                await self._worker.stop(handle)
