@@ -148,6 +148,26 @@ def test_a_different_configuration_or_seed_is_refused_in_one_line(tmp_path):
         Store.open(tmp_path / "junk", CONFIG, seed=1)
 
 
+def test_a_store_killed_while_being_made_leaves_none(tmp_path, monkeypatch):
+    """Nothing recorded is lost, and a store is never seen half-made: a new store is made
+    under another name and renamed into place (CI killed a tournament while its store was
+    being created; ``--resume`` then found an empty store it could not go on with)."""
+
+    def killed(self, *args):
+        raise KeyboardInterrupt  # stands for a kill -9 in the middle of the transaction
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Store, "_write_new", killed)
+        with pytest.raises(KeyboardInterrupt):
+            Store.open(tmp_path, CONFIG, seed=1)
+    assert not (tmp_path / FILENAME).exists()  # so a resume says "no tournament here"
+    with pytest.raises(StoreError, match="no tournament here"):
+        Store.open(tmp_path)
+    with Store.open(tmp_path, CONFIG, seed=1) as store:  # the same command starts it again
+        assert store.config == CONFIG
+    assert not (tmp_path / f"{FILENAME}.new").exists()  # made again, renamed into place
+
+
 def test_content_hash_changes_with_the_files_and_not_otherwise(tmp_path):
     home = tmp_path / "bot"
     (home / "lib").mkdir(parents=True)

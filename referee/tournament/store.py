@@ -453,6 +453,8 @@ class Store:
         try:
             # Hashed first: a bot's files may take long to read, outside any transaction.
             hashed = [(spec, content_hash(spec, skip=[directory])) for spec in bots]
+            if not path.exists():
+                cls._create(directory, path, config, seed, hashed, lock_fd)
             conn = _connect(path)
             conn.execute("PRAGMA journal_mode=WAL")
             store = cls(conn, path, lock_fd)
@@ -463,6 +465,53 @@ class Store:
                 conn.close()
             os.close(lock_fd)  # after the connection: closing a descriptor of the file would drop its locks
             raise
+
+    @classmethod
+    def _create(
+        cls,
+        directory: Path,
+        path: Path,
+        config: Any,
+        seed: int | None,
+        bots: Sequence[tuple[BotSpec, str]],
+        lock_fd: int,
+    ) -> None:
+        """Make a new store whole under another name, then rename it into place: a kill -9
+        while it is being made leaves no store (the same command starts again), never an
+        empty one that no ``--resume`` can go on with."""
+        made = path.with_name(path.name + ".new")
+        for suffix in ("", "-journal", "-wal", "-shm"):  # what a killed attempt left
+            Path(f"{made}{suffix}").unlink(missing_ok=True)
+        conn = _connect(made)
+        try:
+            cls(conn, made, lock_fd)._write_new(config, seed, bots)  # the writer's lock is held
+        finally:
+            conn.close()
+        fd = os.open(made, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(made, path)
+        fd = os.open(directory, os.O_RDONLY)
+        try:
+            os.fsync(fd)  # the rename itself
+        finally:
+            os.close(fd)
+
+    def _write_new(self, config: Any, seed: int | None, bots: Sequence[tuple[BotSpec, str]]) -> None:
+        """The schema, the configuration, the seed and the bots, in one transaction."""
+        conn = self._conn
+        with self._transaction():
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    conn.execute(statement)
+            conn.execute(
+                "INSERT INTO tournament (id, config, seed, created, referee_version) VALUES (1, ?, ?, ?, ?)",
+                (_canonical(config), str(seed or 0), _now(), __version__),
+            )
+            self._insert_bots(conn, bots)
+            conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")  # in the transaction: all or nothing
 
     @classmethod
     def read(cls, directory: str | os.PathLike[str]) -> Store:
@@ -493,18 +542,9 @@ class Store:
         if version == 0:
             if conn.execute("SELECT count(*) FROM sqlite_master").fetchone()[0]:
                 raise StoreError(f"{self.path}: not a results store (an SQLite file with other tables)")
-            if config is None:  # created, then killed before its first transaction
+            if config is None:  # an older referee's store, created then killed before its first transaction
                 raise NoTournament(f"{self.path}: no tournament recorded")
-            with self._transaction():
-                for statement in _SCHEMA.split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute(
-                    "INSERT INTO tournament (id, config, seed, created, referee_version) VALUES (1, ?, ?, ?, ?)",
-                    (_canonical(config), str(seed or 0), _now(), __version__),
-                )
-                self._insert_bots(conn, bots)
-                conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")  # in the transaction: all or nothing
+            self._write_new(config, seed, bots)
         elif version != SCHEMA_VERSION:
             raise StoreError(
                 f"{self.path}: a results store of schema {version}; this referee reads schema {SCHEMA_VERSION}"
