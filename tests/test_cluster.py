@@ -374,14 +374,16 @@ def scheduler_address(scheduler_file: Path) -> str:
 
 
 def runs_a_bot(process: psutil.Process) -> bool:
-    """Whether one of ``BOTS`` runs under ``process`` (psutil errors: it does not)."""
+    """Whether one of ``BOTS`` runs under ``process`` (psutil errors: it does not).  By
+    file name: a tournament plays its snapshots of the bots (OUT/bots/NAME/…), not them."""
+    names = {Path(bot).name for bot in BOTS}
     try:
         descendants = process.children(recursive=True)
     except psutil.Error:
         return False
     for descendant in descendants:
         with contextlib.suppress(psutil.Error):
-            if any(word in BOTS for word in descendant.cmdline()):
+            if any(Path(word).name in names for word in descendant.cmdline()):
                 return True
     return False
 

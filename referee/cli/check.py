@@ -1,31 +1,6 @@
-"""``referee check BOT --game NAME``: does a bot keep the rules every match relies on?
-
-A student runs it before a tournament.  It plays a few short games between the bot and
-the game's reference player (a sample player that never faults), poses every kind of
-line the game has, and prints a checklist::
-
-    startup        it started and gave its first answer within the startup allowance
-    answers        it answered every request, with a line that parses
-    extra output   it printed nothing but its answers
-    legal moves    the rules allowed every move
-    decision time  no answer came late (max and 99th percentile against the limit)
-    memory         its peak resident memory stayed under the cap
-    exit on EOF    once its input closed after the games, it exited by itself, status 0
-    coverage       every kind of line the game has was posed at least once
-
-Verdicts mean exactly what they mean in ``referee match``: the games are played by a
-:class:`~referee.match.Match` with the same limits, sandbox and penalties (``recover``
-on, so that one crash does not end the check).  Its bots run in :class:`CheckProcess`, a
-:class:`~referee.seats.process.bot.BotProcess` that only observes more: it times each answer,
-looks for output no request asked for, samples memory more often, and at the end closes
-the bot's input and waits to see whether the bot exits by itself.
-
-Rare lines (a Yahtzee joker needs a second Yahtzee in one game) would not reliably come
-up in a few random games, so each game module supplies positions set up where they
-happen (:meth:`~referee.games.base.Game.check_positions`), a classifier for its lines
-(:meth:`~referee.games.base.Game.kinds_of_line`) and its reference player
-(:attr:`~referee.games.base.Game.check_opponent`).  This module knows no game: a new
-game gets a full check by implementing those three.
+"""``referee check BOT --game NAME``: the command line of :mod:`referee.check`, which
+holds the checklist, how each item is judged and what the verdicts mean.  This module
+parses the arguments, runs the check and prints its report.
 
 Exit status: 0 every item passed, 1 an item failed, 2 a usage error, 3 the bot could not
 be started at all, 128 + N after signal N (Ctrl-C: 130).  An item that cannot be judged
