@@ -74,7 +74,10 @@ def test_a_bot_starved_by_busy_loops_beside_it_is_replayed_not_penalised(tmp_pat
         for hog in hogs:
             hog.wait()
     first, caused = runs[0]
-    assert first.outcome == "check-failed" and caused == ["decision time"], first  # the load did bite
+    if first.outcome != "check-failed":
+        # The busy loops did not starve the bot here (CI saw it once): nothing to replay.
+        pytest.skip(f"the busy loops did not make the first check fail: {first.outcome}")
+    assert caused == ["decision time"], first  # the load did bite
     assert step.outcome == OK, step
     # Replayed once, or twice when the machine was still overloaded for the first replay
     # (the hogs are gone by then, but a CI machine may be busy on its own).
