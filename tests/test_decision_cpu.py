@@ -68,9 +68,8 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
         r"no reply in time \(limit 1 s\); it used [0-9.]+(–[0-9.]+)? s of CPU meanwhile \((not )?computing\)",
         table,
     ), table
-    assert (
-        "answers took 80% of the decision limit or more (timeouts included); the slowest answered:" in table
-    )
+    # ("the slowest answered: …" follows, unless a loaded machine made every one a timeout.)
+    assert "answers took 80% of the decision limit or more (timeouts included)" in table
     (me,) = [p for p in json.loads(summary.read_text())["players"] if p["name"] == "slow"]
     details = me["slow_answer_details"]
     assert me["slow_answers"] == len(details) == 3, me

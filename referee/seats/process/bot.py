@@ -1264,6 +1264,15 @@ class BotProcess(Seat):
             return None
         if not inner:
             return None
+        try:
+            # Still the host's root (the sandbox not set up yet — a process stopped
+            # before its pivot_root, say): what its /tmp holds is not the bot's.
+            root = os.stat(f"/proc/{inner[0].pid}/root/")
+            host = os.stat("/")
+        except OSError:
+            return None
+        if (root.st_dev, root.st_ino) == (host.st_dev, host.st_ino):
+            return None
         used = 0
         for mount in mounts:
             try:
