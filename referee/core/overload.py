@@ -74,22 +74,13 @@ def schedstat(pids: Iterable[int | str] | None = None) -> tuple[int, int]:
     return cpu, wait
 
 
-def thread_delay_ns() -> int:
-    """The calling thread's run delay so far (ns; 0 where schedstat is missing): the
-    referee's own scheduling delay, one small read."""
-    try:
-        with open("/proc/thread-self/schedstat", "rb") as fh:
-            return int(fh.read().split(maxsplit=2)[1])
-    except (OSError, ValueError, IndexError):
-        return 0
-
-
 _referee_fd: tuple[int, int, int] | None = None  # (pid, thread id, descriptor)
 
 
 def referee_delay_ns() -> int:
-    """:func:`thread_delay_ns` through a descriptor kept open for the calling thread
-    (a pread: a few µs, where an open of /proc costs tens on a VM)."""
+    """The calling thread's run delay so far (ns; 0 where schedstat is missing): the
+    referee's own scheduling delay, read through a descriptor kept open for the calling
+    thread (a pread: a few µs, where an open of /proc costs tens on a VM)."""
     global _referee_fd
     me = (os.getpid(), threading.get_ident())
     kept = _referee_fd
