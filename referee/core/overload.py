@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 #: Below this share of its limit in CPU, a late bot did not compute its way past it.
 CPU_SHARE = 0.5
@@ -59,19 +59,27 @@ def schedstat(pids: Iterable[int | str] | None = None) -> tuple[int, int]:
     what cannot be read (a process gone) counts 0."""
     cpu = wait = 0
     for pid in ("self",) if pids is None else pids:
-        try:
-            tasks = os.listdir(f"/proc/{pid}/task")
-        except OSError:
-            continue
-        for tid in tasks:
-            try:
-                with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
-                    on_cpu, delay, _ = fh.read().split(maxsplit=2)
-                cpu += int(on_cpu)
-                wait += int(delay)
-            except (OSError, ValueError):
-                continue
+        for _, on_cpu, delay in thread_schedstats(pid):
+            cpu += on_cpu
+            wait += delay
     return cpu, wait
+
+
+def thread_schedstats(pid: int | str) -> Iterator[tuple[str, int, int]]:
+    """(thread id, CPU ns, run delay ns) of each thread of ``pid`` now
+    (``/proc/PID/task/TID/schedstat``); a thread or process gone is left out."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as fh:
+                on_cpu, delay, _ = fh.read().split(maxsplit=2)
+            numbers = int(on_cpu), int(delay)
+        except (OSError, ValueError):
+            continue
+        yield tid, *numbers
 
 
 _referee_fd: tuple[int, int, int] | None = None  # (pid, thread id, descriptor)

@@ -178,15 +178,6 @@ async def _sample_delays(job: Job, delays: dict[tuple[int, str], int]) -> None:
         for proc in job._tree():
             if proc.pid in job._supervisors:
                 continue
-            try:
-                tasks = os.listdir(f"/proc/{proc.pid}/task")
-            except OSError:
-                continue
-            for tid in tasks:
-                try:
-                    with open(f"/proc/{proc.pid}/task/{tid}/schedstat", "rb") as fh:
-                        delay = int(fh.read().split(maxsplit=2)[1])
-                except (OSError, ValueError, IndexError):
-                    continue
+            for tid, _, delay in overload.thread_schedstats(proc.pid):
                 key = (proc.pid, tid)
                 delays[key] = max(delays.get(key, 0), delay)
