@@ -1,11 +1,12 @@
 """Issue 28: the thresholds that tell a late answer the machine caused from one the bot did.
 
 ``referee check`` judges a late wait (a decision, the first answer, the exit on EOF)
-machine-caused when the bot used less than ``OVERLOAD_CPU_SHARE`` of the limit in CPU
-while it — or the referee — spent at least ``OVERLOAD_WAIT_SHARE`` of the wait
-runnable without a CPU (the kernel's run delay, /proc/PID/schedstat).  This measures,
-on one core shared with 0, 1, 3 and 6 busy loops pinned beside it, over windows of
-``--window`` seconds:
+machine-caused when the bot used less than ``CPU_SHARE`` of the limit in CPU while it
+spent at least ``WAIT_SHARE`` of the wait runnable without a CPU, or the referee
+``REFEREE_WAIT_SHARE`` (the kernel's run delay, /proc/PID/schedstat; the rule, the
+constants and the reading of schedstat are :mod:`referee.core.overload`'s).  This
+measures, on one core shared with 0, 1, 3 and 6 busy loops pinned beside it, over
+windows of ``--window`` seconds:
 
 * a bot that computes (a busy loop): its CPU and its run delay, as shares of the window;
 * a bot that is hung (it sleeps): the same;
@@ -26,19 +27,12 @@ import subprocess
 import sys
 import time
 
+from referee.core.overload import schedstat
+
 HOG = "while True: pass"
 COMPUTE = "while True: pass"
 HUNG = "import time\ntime.sleep(3600)"
 REFEREE = "import time\nwhile True: time.sleep(0.01)"
-
-
-def schedstat(pid: int) -> tuple[int, int]:
-    cpu = wait = 0
-    for tid in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{tid}/schedstat") as fh:
-            a, b, _ = fh.read().split(maxsplit=2)
-        cpu, wait = cpu + int(a), wait + int(b)
-    return cpu, wait
 
 
 def spawn(code: str, core: int) -> subprocess.Popen:
@@ -59,12 +53,12 @@ def measure(hogs: int, core: int, window: float, windows: int) -> dict[str, tupl
         time.sleep(0.3)  # interpreters started
         shares: dict[str, list[tuple[float, float]]] = {name: [] for name in probes}
         for _ in range(windows):
-            before = {name: schedstat(p.pid) for name, p in probes.items()}
+            before = {name: schedstat([p.pid]) for name, p in probes.items()}
             t0 = time.monotonic()
             time.sleep(window)
             wall = time.monotonic() - t0
             for name, p in probes.items():
-                cpu, wait = schedstat(p.pid)
+                cpu, wait = schedstat([p.pid])
                 shares[name].append(
                     ((cpu - before[name][0]) / 1e9 / wall, (wait - before[name][1]) / 1e9 / wall)
                 )
