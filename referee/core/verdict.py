@@ -43,14 +43,15 @@ _FATAL = frozenset({Verdict.CPU, Verdict.MEMORY, Verdict.CRASH, Verdict.STARTUP}
 class BotFault(Exception):
     """Raised by a bot endpoint when the bot, not the referee, is at fault."""
 
-    #: A timing fault the grading machine caused (issue 28): the evidence in words.
-    overload: str | None = None
-
-    def __init__(self, verdict: Verdict, detail: str, reply: bytes | None = None) -> None:
+    def __init__(
+        self, verdict: Verdict, detail: str, reply: bytes | None = None, overload: str | None = None
+    ) -> None:
         super().__init__(f"{verdict}: {detail}")
         self.verdict = verdict
         self.detail = detail
         self.reply = reply
+        #: A timing fault the grading machine caused (issue 28): the evidence in words.
+        self.overload = overload
 
 
 class ProtocolError(ValueError):

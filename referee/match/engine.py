@@ -704,23 +704,17 @@ class Match:
         return True
 
     def _record(
-        self,
-        seat: int,
-        forfeit: Forfeit,
-        current: GameInProgress,
-        count: bool = True,
-        overload: str | None = None,
+        self, seat: int, forfeit: Forfeit, current: GameInProgress, overload: str | None = None
     ) -> None:
         player = current.seated[seat]
-        if count:
-            current.penalties += 1
-            current.penalised |= 1 << seat
-            if self._deferred is not None:  # the game may yet be set aside (_play_standing)
-                self._deferred.append((player, forfeit))
-            else:
-                player.stats.count_forfeit(forfeit)
-                for sink in self.sinks:
-                    sink.forfeit(player.name, forfeit)
+        current.penalties += 1
+        current.penalised |= 1 << seat
+        if self._deferred is not None:  # the game may yet be set aside (_play_standing)
+            self._deferred.append((player, forfeit))
+        else:
+            player.stats.count_forfeit(forfeit)
+            for sink in self.sinks:
+                sink.forfeit(player.name, forfeit)
         current.forfeits.append(
             GameForfeit(
                 player=player.name,

@@ -267,9 +267,6 @@ class BotProcess(Seat):
         self._sched_fds: dict[int, list[int]] = {}
         self._wait_delay: tuple[int, int] | None = None
         self._start_delay = 0
-        #: Why the last timeout was the machine's, not the bot's (None: it was the bot's,
-        #: or not measured): :func:`referee.core.overload.machine_caused`.
-        self.overload: str | None = None
         self._cgroup_cpu: sandbox.cgroups.CpuCounter | None = None  # the same, with a cgroup
         self._stderr_scope = trio.CancelScope()
         self._closed = False
@@ -953,14 +950,14 @@ class BotProcess(Seat):
                 f"({STARTUP_HINT}){self._stderr_note()}"
             )
             wall_ns = int((trio.current_time() - self._started_at) * 1e9)
-            self.overload = self._judge_overload(wall_ns, -1, self.limits.startup_s)
+            machine = self._judge_overload(wall_ns, -1, self.limits.startup_s)
             self.kill(Verdict.STARTUP, detail)
-            return _fault(Verdict.STARTUP, detail, self.overload)
+            return BotFault(Verdict.STARTUP, detail, overload=machine)
         detail = f"{what} (limit {self.limits.decision_s:g} s)"
         cpu_ns = self._cpu_since_wait()
         wall_ns = _now_ns() - self._wait_start
         self._keep_slow(wall_ns, cpu_ns, True)
-        self.overload = self._judge_overload(wall_ns, cpu_ns, self.limits.decision_s)
+        machine = self._judge_overload(wall_ns, cpu_ns, self.limits.decision_s)
         if cpu_ns >= 0:
             # Whether the bot was computing, or waiting: starved (a busy machine), blocked.
             detail += cpu_note(cpu_ns / 1e9)
@@ -976,7 +973,7 @@ class BotProcess(Seat):
             self._late_deadline = trio.current_time() + self._late_wait_s
             self._owed += 1
             self._clean = False
-        return _fault(Verdict.TIMEOUT, detail, self.overload)
+        return BotFault(Verdict.TIMEOUT, detail, overload=machine)
 
     @property
     def _late_wait_s(self) -> float:
@@ -1470,13 +1467,6 @@ class BotProcess(Seat):
 _OWNED_BY_A_REFEREE = re.compile(
     r"referee-(?:stderr-(\d{1,7})-[0-9a-f]{8}|(\d{1,7})-[A-Za-z0-9._-]+-[a-z0-9_]{8})"
 )
-
-
-def _fault(verdict: Verdict, detail: str, machine: str | None) -> BotFault:
-    """A timing fault, with why the machine caused it when it did (issue 28)."""
-    fault = BotFault(verdict, detail)
-    fault.overload = machine
-    return fault
 
 
 def _open_schedstats(pid: int) -> list[int]:
