@@ -528,11 +528,7 @@ def _detect_root() -> _Layout:
     base = v2[0]
     if own_v2 is not None and "/.." in own_v2 + "/":
         raise Unavailable("this process's cgroup is outside its cgroup namespace")
-    try:
-        available = _read(os.path.join(base, "cgroup.controllers")).split()
-    except OSError as exc:
-        raise Unavailable(f"cannot read {base}/cgroup.controllers: {exc.strerror}") from exc
-    missing = [c for c in _V2_CONTROLLERS if c not in available]
+    missing = _v2_missing(base)
     if missing:
         raise Unavailable(f"cgroup v2 at {base} lacks the {' and '.join(missing)} controller")
     return _Layout(2, (base,), {}, _V2_CONTROLLERS)
@@ -585,11 +581,7 @@ def _delegated_v2(v2: tuple[str, str], own: str, in_v1: list[str]) -> _Layout:
         and _enabled(parent, _V2_CONTROLLERS)
     ):
         base = parent
-    try:
-        available = _read(os.path.join(base, "cgroup.controllers")).split()
-    except OSError as exc:
-        raise Unavailable(f"cannot read {base}/cgroup.controllers: {exc.strerror}") from exc
-    missing = [c for c in _V2_CONTROLLERS if c not in available]
+    missing = _v2_missing(base)
     if missing:
         where = f" (cgroup v1 has {' and '.join(in_v1)} here)" if in_v1 else ""
         raise Unavailable(f"cgroup v2 offers no {' or '.join(missing)} controller to {base}{where}")
@@ -600,6 +592,15 @@ def _delegated_v2(v2: tuple[str, str], own: str, in_v1: list[str]) -> _Layout:
             f"cgroup v2 {base} is not delegated to this user ({os.geteuid()}: {not_ours[0]} is not its)"
         )
     return _Layout(2, (base,), {}, _V2_CONTROLLERS, delegated=True)
+
+
+def _v2_missing(base: str) -> list[str]:
+    """The bots' v2 controllers (:data:`_V2_CONTROLLERS`) that ``base`` does not offer."""
+    try:
+        available = _read(os.path.join(base, "cgroup.controllers")).split()
+    except OSError as exc:
+        raise Unavailable(f"cannot read {base}/cgroup.controllers: {exc.strerror}") from exc
+    return [c for c in _V2_CONTROLLERS if c not in available]
 
 
 def _owned(path: str) -> bool:
