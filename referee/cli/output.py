@@ -9,6 +9,7 @@ import sys
 from protocol.notes import by_count
 from referee.core.limits import NEAR_LIMIT, MiB
 from referee.core.records import MatchRecord, slowest
+from referee.core.results import signed_elo
 from referee.core.verdict import Forfeit, cpu_note, printable, split_cpu_note
 from referee.match import FORFEIT_DETAILS_KEPT
 from referee.match.evidence import score_rate
@@ -192,7 +193,7 @@ def evidence_lines(result: MatchRecord) -> list[str]:
         los = superiority(iv, 0.5)
         lines.append(
             f"  {first} vs {second}: score {iv.mean:.1%} [{low:.1%}, {high:.1%}], Elo "
-            f"{_elo(elo_of_score(iv.mean))} [{_elo(elo_of_score(low))}, {_elo(elo_of_score(high))}]"
+            f"{signed_elo(elo_of_score(iv.mean))} [{signed_elo(elo_of_score(low))}, {signed_elo(elo_of_score(high))}]"
             + (f", LOS {los:.1%}" if los is not None else "")
         )
     sprt = result.sprt
@@ -203,7 +204,3 @@ def evidence_lines(result: MatchRecord) -> list[str]:
             f"{sprt.upper:.2f}), {state} after {sprt.games} games; {sprt.estimate()}"
         )
     return lines
-
-
-def _elo(value: float) -> str:
-    return "+inf" if value == float("inf") else "-inf" if value == float("-inf") else f"{value:+.1f}"

@@ -92,10 +92,11 @@ class SprtResult(msgspec.Struct, kw_only=True):
         +20.9]" or "edge +0.191 [+0.048, +0.334] per game"."""
         if self.statistics == "normal":
             return f"edge {self.mean:+.3f} [{self.mean_low:+.3f}, {self.mean_high:+.3f}] per game"
-        return f"{self.model} Elo {_signed(self.elo)} [{_signed(self.elo_low)}, {_signed(self.elo_high)}]"
+        return f"{self.model} Elo {signed_elo(self.elo)} [{signed_elo(self.elo_low)}, {signed_elo(self.elo_high)}]"
 
 
-def _signed(value: float | None) -> str:
+def signed_elo(value: float | None) -> str:
+    """An Elo figure as reports print it: "+12.3", "-inf", "+inf"; "?" when unknown."""
     if value is None:
         return "?"
     return "+inf" if value == math.inf else "-inf" if value == -math.inf else f"{value:+.1f}"
