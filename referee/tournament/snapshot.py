@@ -53,7 +53,8 @@ from pathlib import Path
 import msgspec
 
 from referee.core.botspec import MANIFEST, BotSpec, BotSpecError
-from referee.tournament.store import HASH_SKIP_DIRS
+from referee.sinks.files import write_atomically
+from referee.tournament.store import HASH_SKIP_DIRS, fsync_path
 
 #: The snapshots' directory in the tournament's.
 BOTS_DIR = "bots"
@@ -215,22 +216,10 @@ def _copy(files: dict[str, Path], target: Path) -> None:
         shutil.copy2(source, dest)
         mode = dest.stat().st_mode
         dest.chmod(mode | stat.S_IRUSR | stat.S_IRGRP | stat.S_IROTH)  # bots may run as their own uid
-        fd = os.open(dest, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_path(dest)
     for directory in dirs:
         directory.chmod(0o755)
-        _sync_dir(directory)
-
-
-def _sync_dir(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+        fsync_path(directory)
 
 
 def _moved(spec: BotSpec, files: dict[str, Path], target: Path) -> BotSpec:
@@ -271,8 +260,8 @@ def take(specs: dict[str, BotSpec], out: Path, folder: str = BOTS_DIR) -> dict[s
         os.rename(temporary, target)
         moved[name] = _moved(spec, files, target)
         origins[spec.name] = spec.home
-    _write_sources(root, origins)
-    _sync_dir(root)
+    write_atomically(str(root / SOURCES), json.dumps(origins, indent=1, sort_keys=True).encode())
+    fsync_path(root)
     return moved
 
 
@@ -289,15 +278,6 @@ def sources(out: Path, folder: str = BOTS_DIR) -> dict[str, str]:
     except (OSError, ValueError):
         return {}
     return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
-
-
-def _write_sources(root: Path, origins: dict[str, str]) -> None:
-    temporary = root / f".{SOURCES}.{os.getpid()}"
-    with open(temporary, "w") as fh:
-        json.dump(origins, fh, indent=1, sort_keys=True)
-        fh.flush()
-        os.fsync(fh.fileno())
-    os.replace(temporary, root / SOURCES)
 
 
 def describe(

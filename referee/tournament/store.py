@@ -274,6 +274,15 @@ class NoTournament(StoreError):
     created (before its first transaction): a tournament may be started there."""
 
 
+def fsync_path(path: str | os.PathLike[str]) -> None:
+    """Flush a file's data, or a directory's entries (a rename into it), to the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds")
 
@@ -487,17 +496,9 @@ class Store:
             cls(conn, made, lock_fd)._write_new(config, seed, bots)  # the writer's lock is held
         finally:
             conn.close()
-        fd = os.open(made, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
+        fsync_path(made)
         os.replace(made, path)
-        fd = os.open(directory, os.O_RDONLY)
-        try:
-            os.fsync(fd)  # the rename itself
-        finally:
-            os.close(fd)
+        fsync_path(directory)  # the rename itself
 
     def _write_new(self, config: Any, seed: int | None, bots: Sequence[tuple[BotSpec, str]]) -> None:
         """The schema, the configuration, the seed and the bots, in one transaction."""
