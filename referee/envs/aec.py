@@ -21,6 +21,7 @@ from referee import games
 from referee.core.seeding import SEEDS, deal_seeder
 from referee.core.verdict import Verdict
 from referee.games.base import GameState
+from referee.games.random_play import play_step
 
 #: How many of the latest lines ``render()`` shows.
 RENDER_LINES = 12
@@ -135,7 +136,8 @@ class RefereeEnv(AECEnv):
         self._seen: list[np.ndarray] = [self._blank] * self.seats
         #: The decision due of each seat to act: action index -> decoded action.
         self._legal: dict[int, dict[int, Any]] = {}
-        #: A simultaneous step's choices so far: seat -> action, or the verdict instead.
+        #: The step's choices so far (a simultaneous step's seats choose in turn): seat ->
+        #: action, or the verdict instead.
         self._chosen: dict[int, Any] = {}
         self._advance()
 
@@ -165,20 +167,11 @@ class RefereeEnv(AECEnv):
             self._lines.append((seat, "fault", b"illegal action %d" % index))
         else:
             self._lines.append((seat, "reply", self.game_state.encode(seat, decoded)))
-        actors = tuple(self.game_state.to_act())
         del self._legal[seat]  # its decision is made: its mask is all zeros until the next
-        if len(actors) == 1:
-            if decoded is Verdict.ILLEGAL:
-                self.game_state.penalize(seat, Verdict.ILLEGAL)
-            else:
-                self.game_state.apply(seat, decoded)
-        else:
-            self._chosen[seat] = decoded
-            if len(self._chosen) == len(actors):
-                actions = {s: a for s, a in self._chosen.items() if a is not Verdict.ILLEGAL}
-                penalties = {s: Verdict.ILLEGAL for s, a in self._chosen.items() if a is Verdict.ILLEGAL}
-                self._chosen = {}
-                self.game_state.apply_joint(actions, penalties)
+        self._chosen[seat] = decoded
+        if len(self._chosen) == len(self.game_state.to_act()):  # the step's last seat
+            chosen, self._chosen = self._chosen, {}
+            play_step(self.game_state, chosen)
         self._advance()
         self._accumulate_rewards()
         if self.render_mode == "human":

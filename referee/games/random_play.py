@@ -16,7 +16,8 @@ remain separate programs that read the protocol themselves.
 :func:`play_out` drives a state as :mod:`referee.match.engine` does, without processes:
 information lines drained, one seat asked at a time, a simultaneous step asked of all
 its seats against the same state and played with ``apply_joint``, every reply decoded
-and judged, a faulty one penalised.
+and judged, a faulty one penalised.  :func:`play_step` is its last part, one step's
+outcomes played (the PettingZoo environments play their steps with it too).
 """
 
 from __future__ import annotations
@@ -81,6 +82,22 @@ def _judge(state: GameState, seat: int, answer: bytes | Verdict, played: Played)
     return action
 
 
+def play_step(state: GameState, outcomes: dict[int, Any]) -> None:
+    """Play one step: ``outcomes`` maps every seat of ``to_act()`` to its legal action, or
+    to the :class:`Verdict` it is penalised for instead — ``apply`` or ``penalize`` for
+    one seat, ``apply_joint`` for a simultaneous step."""
+    if len(outcomes) == 1:
+        ((seat, outcome),) = outcomes.items()
+        if isinstance(outcome, Verdict):
+            state.penalize(seat, outcome)
+        else:
+            state.apply(seat, outcome)
+        return
+    actions = {seat: a for seat, a in outcomes.items() if not isinstance(a, Verdict)}
+    penalties = {seat: v for seat, v in outcomes.items() if isinstance(v, Verdict)}
+    state.apply_joint(actions, penalties)
+
+
 def play_out(
     state: GameState,
     players: Chooser | list[Chooser] | None = None,
@@ -114,14 +131,5 @@ def play_out(
             choose = choosers[seat] if choosers is not None else players
             assert callable(choose)
             outcomes[seat] = _judge(state, seat, choose(state, seat), played)
-        penalties = {seat: v for seat, v in outcomes.items() if isinstance(v, Verdict)}
-        played.penalties.extend(penalties.items())
-        if len(actors) == 1:
-            seat = actors[0]
-            if penalties:
-                state.penalize(seat, penalties[seat])
-            else:
-                state.apply(seat, outcomes[seat])
-        else:
-            actions = {seat: a for seat, a in outcomes.items() if seat not in penalties}
-            state.apply_joint(actions, penalties)
+        played.penalties.extend((seat, v) for seat, v in outcomes.items() if isinstance(v, Verdict))
+        play_step(state, outcomes)
