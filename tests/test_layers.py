@@ -91,6 +91,16 @@ def imports(module: str, path: Path) -> list[tuple[int, str]]:
     return found
 
 
+def broken(layers: dict[str, int], source: str, target: str | None) -> str | None:
+    """The rule an import from unit ``source`` of unit ``target`` breaks, or None: none
+    for the project's outside, the own unit, or a lower layer."""
+    if target is None or target == source or layers[target] < layers[source]:
+        return None
+    if layers[target] > layers[source]:
+        return f"{target} is above {source} (layer {layers[target]} > {layers[source]})"
+    return f"{target} and {source} share layer {layers[source]} and must not import each other"
+
+
 def violations() -> tuple[list[str], set[tuple[str, str]]]:
     layers, exceptions = documented()
     bad: list[str] = []
@@ -100,10 +110,11 @@ def violations() -> tuple[list[str], set[tuple[str, str]]]:
         assert source in layers, f"{module} belongs to {source}, which docs/architecture.md does not list"
         for line, name in imports(module, path):
             target = unit_of(name)
-            if target is None or target == source:
-                continue
-            assert target in layers, f"{module} imports {name} of {target}, not in docs/architecture.md"
-            if layers[target] < layers[source]:
+            assert target is None or target in layers, (
+                f"{module} imports {name} of {target}, not in docs/architecture.md"
+            )
+            rule = broken(layers, source, target)
+            if rule is None:
                 continue
             # The imported module's own name: ``from a.b import C`` is a.b when a.b.C is
             # no module; exceptions name modules.
@@ -113,11 +124,6 @@ def violations() -> tuple[list[str], set[tuple[str, str]]]:
             if (module, imported) in exceptions:
                 used.add((module, imported))
                 continue
-            rule = (
-                f"{target} is above {source} (layer {layers[target]} > {layers[source]})"
-                if layers[target] > layers[source]
-                else f"{target} and {source} share layer {layers[source]} and must not import each other"
-            )
             bad.append(f"{path.relative_to(ROOT)}:{line}: {module} imports {name}: {rule}")
     return bad, exceptions - used
 
@@ -160,15 +166,11 @@ def test_every_exception_is_still_needed():
     ],
 )
 def test_the_rule_itself(tmp_path, source, text, caught):
-    """The checker catches what it should in a planted module (and nothing more)."""
+    """The checker's rule catches what it should in a planted module (and nothing more)."""
     module = ".".join(Path(source).with_suffix("").parts)
     planted = tmp_path / "x.py"
     planted.write_text(text)
     layers, _ = documented()
     own = unit_of(module)
-    found = [
-        name
-        for _, name in imports(module, planted)
-        if (target := unit_of(name)) not in (None, own) and layers[target] >= layers[own]
-    ]
+    found = [name for _, name in imports(module, planted) if broken(layers, own, unit_of(name))]
     assert bool(found) is caught, found
