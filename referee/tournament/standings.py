@@ -423,7 +423,8 @@ class Cache:
     re-reads only the games committed since its last call: the games aggregates of
     running matches (keyed by the match and its attempt: a match replayed from its start
     is aggregated afresh), those of done multi-seat matches, done matches' first
-    forfeits, and the main format (a tables schedule takes a while to build)."""
+    forfeits and who in them answered, and the main format (a tables schedule takes a
+    while to build)."""
 
     def __init__(self) -> None:
         self.games: dict[int, _Games] = {}
@@ -434,6 +435,9 @@ class Cache:
         #: and the slow answers of those with close calls.
         self.notes: dict[tuple[int, int], list[_NotedFigures]] = {}
         self.slow: dict[tuple[int, int], list[_SlowFigures]] = {}
+        #: Done matches' players that had games and forfeits, per match id and attempt:
+        #: name, decisions, first forfeit (:func:`never_started`).
+        self.started: dict[tuple[int, int], list[tuple[str, int, str]]] = {}
 
 
 @dataclass(slots=True)
@@ -862,7 +866,7 @@ def _compute(store: Store, conn: sqlite3.Connection, cache: Cache, with_ratings:
     main_outcomes = {k: o for k, o in outcomes.items() if plan.stage_of(k) == MAIN}
     places = fmt.standings(list(main_outcomes.values())) if fmt is not None and adaptive else None
     order = _order(entrants, totals, game.standing, places)
-    silent = never_started(conn, config, [m for m in main if m.status == "done"], store.path.parent)
+    silent = never_started(conn, config, [m for m in main if m.status == "done"], store.path.parent, cache)
     if silent:  # listed apart, last, sharing the last place
         started = [(rank, bot) for rank, bot in order if bot not in silent]
         order = started + [(len(started) + 1, bot) for _, bot in order if bot in silent]
@@ -1250,29 +1254,19 @@ STDERR_TAIL_CHARS = 600
 
 
 def never_started(
-    conn: sqlite3.Connection, config: TournamentConfig, done: Sequence[_Match], out: Path
+    conn: sqlite3.Connection, config: TournamentConfig, done: Sequence[_Match], out: Path, cache: Cache
 ) -> dict[str, tuple[str, str | None]]:
     """The bots that never started — no answer to any request in any of their done
     main-stage matches though they had games and forfeits, or marked unstartable — with why (their
     first forfeit's verdict and detail, or the reason they could not be started) and
-    the tail of their latest non-empty stderr file under ``out``/stderr."""
+    the tail of their latest non-empty stderr file under ``out``/stderr.  Each done
+    match's record is read once per cache (:func:`_start_figures`)."""
     answered: dict[str, int] = {}
     causes: dict[str, str] = {}
     for match in done:
-        row = conn.execute("SELECT record FROM matches WHERE id = ?", (match.id,)).fetchone()
-        if row is None or row[0] is None:
-            continue
-        try:
-            record = msgspec.json.decode(row[0], type=_StartRecord)
-        except msgspec.DecodeError:
-            continue
-        for player in record.players:
-            if not player.games or not player.forfeit_details:  # a bot that never answers forfeits
-                continue
-            answered[player.name] = answered.get(player.name, 0) + player.decisions
-            if player.forfeit_details and player.name not in causes:
-                first = player.forfeit_details[0]
-                causes[player.name] = f"{first.verdict}: {first.detail}" if first.detail else first.verdict
+        for name, decisions, cause in _start_figures(conn, match, cache):
+            answered[name] = answered.get(name, 0) + decisions
+            causes.setdefault(name, cause)
     silent = {bot for bot, n in answered.items() if n == 0}
     silent |= set(config.unstartable)
     out_of = {}
@@ -1280,6 +1274,29 @@ def never_started(
         cause = config.unstartable.get(bot) or causes.get(bot) or "it answered no request"
         out_of[bot] = (cause, _stderr_tail(out / "stderr", bot))
     return out_of
+
+
+def _start_figures(conn: sqlite3.Connection, match: _Match, cache: Cache) -> list[tuple[str, int, str]]:
+    """A done match's players that had games and forfeits (a bot that never answers
+    forfeits), each with its decisions and its first forfeit ("verdict: detail"); kept
+    in the cache by match and attempt (a done match's record never changes)."""
+    key = (match.id, match.attempts)
+    cached = cache.started.get(key)
+    if cached is not None:
+        return cached
+    figures: list[tuple[str, int, str]] = []
+    row = conn.execute("SELECT record FROM matches WHERE id = ?", (match.id,)).fetchone()
+    try:
+        record = _decode_start(row[0]) if row is not None and row[0] is not None else _StartRecord()
+    except msgspec.DecodeError:
+        record = _StartRecord()
+    for player in record.players:
+        if player.games and player.forfeit_details:
+            first = player.forfeit_details[0]
+            cause = f"{first.verdict}: {first.detail}" if first.detail else first.verdict
+            figures.append((player.name, player.decisions, cause))
+    cache.started[key] = figures
+    return figures
 
 
 class _StartFault(msgspec.Struct):
@@ -1296,6 +1313,9 @@ class _StartFigures(msgspec.Struct):
 
 class _StartRecord(msgspec.Struct):
     players: list[_StartFigures] = []
+
+
+_decode_start = msgspec.json.Decoder(_StartRecord).decode
 
 
 def _stderr_tail(directory: Path, bot: str) -> str | None:
