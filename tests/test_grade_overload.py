@@ -144,7 +144,7 @@ def test_a_build_starved_by_busy_loops_beside_it_is_built_again_not_timed_out(tm
         return step, why
 
     monkeypatch.setattr(building, "_build_once", first_run_busy)
-    monkeypatch.setattr(building, "REPLAY_PAUSE_S", 0.5)
+    monkeypatch.setattr(steps, "REPLAY_PAUSE_S", 0.5)  # the rule builds share with checks
     try:
         # Six busy loops on every core (a build's cgroup, a cpuset, may move it to any),
         # each in a session of its own: the sandbox starts the build in a new session,

@@ -52,13 +52,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import msgspec
-import trio
 
 from referee.core import overload, toml_values
 from referee.core.botspec import MANIFEST, BotSpec
 from referee.core.limits import Limits, LimitsOverride, MiB
 from referee.core.verdict import Verdict
-from referee.grade import unpack
+from referee.grade import steps, unpack
 from referee.grade.detect import Detected
 from referee.grade.model import OK, OVERLOADED, BuildStep
 from referee.seats.process import sandbox
@@ -174,12 +173,6 @@ def _outcome(result: JobResult, wall_s: float) -> tuple[str, str]:
     return "compile-error", f"the build {how}"
 
 
-#: Issue 28: how often a build stopped at its wall-time limit while it was starved of
-#: CPU (:func:`machine_caused`) is run again, and the pause before each run.
-MAX_REPLAYS = 2
-REPLAY_PAUSE_S = 5.0
-
-
 def machine_caused(result: JobResult, wall_s: float) -> str | None:
     """Why a build's timeout was the grading machine's fault, or None: it used less than
     half its wall limit in CPU while its processes were runnable without a CPU a quarter
@@ -208,28 +201,16 @@ async def build(
     On success ``bots/<student>/`` is the built tree with its ``bot.toml``; on any
     failure it does not exist.  Never raises for anything the submission does.  A build
     timeout the machine caused (:func:`machine_caused`) is run again, at most
-    :data:`MAX_REPLAYS` times; after that the step is ``machine-overloaded``, the
-    grader's to run again (``--resume``), never the student's ``build-timeout``.
+    :data:`~referee.grade.steps.MAX_REPLAYS` times (:func:`~referee.grade.steps.replaying`);
+    after that the step is ``machine-overloaded``, the grader's to run again
+    (``--resume``), never the student's ``build-timeout``.
     """
-    replayed: list[str] = []
-    while True:
-        step, why = await _build_once(student, source, detected, bots, layer, limits, allow_root=allow_root)
-        if why is None:
-            break
-        if len(replayed) == MAX_REPLAYS:
-            step.outcome = OVERLOADED
-            step.summary = (
-                f"not graded: the grading machine was overloaded in {len(replayed) + 1} builds ({why}); "
-                "the grader runs it again"
-            )
-            break
-        replayed.append(f"build timeout: the grading machine was overloaded: {why}")
-        await trio.sleep(REPLAY_PAUSE_S)
-    if replayed:
-        step.replayed = replayed
-        times = "once" if len(replayed) == 1 else f"{len(replayed)} times"
-        step.summary += f" (built again {times}: the grading machine was overloaded)"
-    return step
+    return await steps.replaying(
+        lambda: _build_once(student, source, detected, bots, layer, limits, allow_root=allow_root),
+        "builds",
+        "built again",
+        note="build timeout: the grading machine was overloaded: ",
+    )
 
 
 async def _build_once(

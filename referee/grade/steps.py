@@ -5,7 +5,9 @@ and ``referee match BOT OPPONENT --json`` — exactly as a student runs them at 
 the checklist and the qualification match a student sees in their feedback are the
 ones they can reproduce with the command printed there.  A child process also keeps
 one student's trouble (a bot that wedges its match) apart from the grading run: the
-child is bounded in wall time and killed with its bots if it overstays.
+child is bounded in wall time and killed with its bots if it overstays.  A check whose
+failure the grading machine caused is run again (issue 28: :func:`replaying`, the rule
+builds share).
 
 The qualification's verdict is a rule on the match's evidence
 (:class:`~referee.core.records.MatchEvidence`), as ``referee match`` prints it:
@@ -29,7 +31,9 @@ import os
 import shlex
 import subprocess
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 import trio
@@ -37,7 +41,7 @@ import trio
 from referee.core.limits import LimitsOverride, MiB
 from referee.core.records import MatchEvidence
 from referee.games.base import SAMPLE_PLAYERS, Standing
-from referee.grade.model import OK, OVERLOADED, CheckItem, CheckStep, Forfeit, QualifyStep
+from referee.grade.model import OK, OVERLOADED, BuildStep, CheckItem, CheckStep, Forfeit, QualifyStep
 from referee.match.evidence import score_rate
 from referee.seats.process import sandbox
 from referee.stats.intervals import Moments, mean_interval, rate_interval
@@ -148,9 +152,9 @@ async def run_child(argv: list[str], wall_s: float, log: Path) -> tuple[int | No
     return proc.returncode, lines[-1] if lines else ""
 
 
-#: Issue 28: how often a check whose timing faults the machine caused is run again; a
-#: check still overloaded after that is the grader's fault (``machine-overloaded``,
-#: retried by ``--resume``), never the student's.
+#: Issue 28: how often a build or a check whose failure the machine caused is run
+#: again (:func:`replaying`); a step still overloaded after that is the grader's fault
+#: (``machine-overloaded``, retried by ``--resume``), never the student's.
 MAX_REPLAYS = 2
 #: Seconds between a replay and the run before it: a burst of load may pass.
 REPLAY_PAUSE_S = 5.0
@@ -164,6 +168,41 @@ def replayed_games_text(n: int) -> str:
     return f"replayed {n} game{'s' if n != 1 else ''}: the grading machine was overloaded"
 
 
+#: A step :func:`replaying` runs again: a build or a check.
+ReplayedStep = TypeVar("ReplayedStep", BuildStep, CheckStep)
+
+
+async def replaying(
+    once: Callable[[], Awaitable[tuple[ReplayedStep, str | None]]], runs: str, again: str, note: str = ""
+) -> ReplayedStep:
+    """Issue 28's replay rule for a build or a check: ``once`` runs it (bounded by its own
+    wall limit) and says why the machine caused its failure, or None.  A run the machine
+    failed is set aside and run again after :data:`REPLAY_PAUSE_S`, at most
+    :data:`MAX_REPLAYS` times; still failed by the machine after that, the step is
+    ``machine-overloaded``.  ``runs`` names the runs in that summary ("builds"), ``again``
+    how the step says it was run again ("built again"), ``note`` what begins each
+    set-aside run's reason in ``step.replayed``."""
+    replayed: list[str] = []
+    while True:
+        step, why = await once()
+        if why is None:
+            break
+        if len(replayed) == MAX_REPLAYS:
+            step.outcome = OVERLOADED
+            step.summary = (
+                f"not graded: the grading machine was overloaded in {len(replayed) + 1} {runs} ({why}); "
+                "the grader runs it again"
+            )
+            break
+        replayed.append(note + why)
+        await trio.sleep(REPLAY_PAUSE_S)
+    if replayed:
+        step.replayed = replayed
+        times = "once" if len(replayed) == 1 else f"{len(replayed)} times"
+        step.summary += f" ({again} {times}: the grading machine was overloaded)"
+    return step
+
+
 async def check(
     student: str,
     bot: Path,
@@ -172,28 +211,14 @@ async def check(
 ) -> CheckStep:
     """``referee check`` on the built bot; the checklist as a step.  A run whose failing
     timing items (startup, decision time, exit on EOF) the grading machine caused — the
-    bot starved of CPU, ``referee check``'s ``machine_caused`` — is replayed, at most
-    :data:`MAX_REPLAYS` times, and the step says so."""
-    replayed: list[str] = []
-    while True:
+    bot starved of CPU, ``referee check``'s ``machine_caused`` — is replayed
+    (:func:`replaying`), and the step says so."""
+
+    async def once() -> tuple[CheckStep, str | None]:
         step, caused = await _check_once(student, bot, game, **kwargs)
-        if not caused:
-            break
-        why = f"{', '.join(caused)}: the grading machine was overloaded"
-        if len(replayed) == MAX_REPLAYS:
-            step.outcome = OVERLOADED
-            step.summary = (
-                f"not graded: the grading machine was overloaded in {len(replayed) + 1} runs of the check "
-                f"({why}); the grader runs it again"
-            )
-            break
-        replayed.append(why)
-        await trio.sleep(REPLAY_PAUSE_S)
-    if replayed:
-        step.replayed = replayed
-        times = "once" if len(replayed) == 1 else f"{len(replayed)} times"
-        step.summary += f" (replayed {times}: the grading machine was overloaded)"
-    return step
+        return step, (f"{', '.join(caused)}: the grading machine was overloaded" if caused else None)
+
+    return await replaying(once, "runs of the check", "replayed")
 
 
 async def _check_once(
