@@ -6,9 +6,13 @@ figure that matters is the median start-to-first-answer against ``--sandbox none
 a match starts each bot once (a crashed bot is restarted between games).
 
     python benchmarks/sandbox_startup.py [N]
+    python benchmarks/sandbox_startup.py --cgroup [N]
 
 Run it as root and as an ordinary user: the layers differ (as root a bot gets a uid
-of its own and a cgroup).
+of its own and a cgroup).  ``--cgroup`` measures the per-bot cgroup alone (as root, or
+as a user in a delegated subtree: docs/security.md): making it with its limits, a
+child joining it and removing it, 10 × N times each; then N starts of ``cat`` under
+``namespaces`` with the cgroup and N without, interleaved, and the medians' difference.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import shutil
 import statistics
 import sys
 import time
+from unittest import mock
 
 import trio
 
@@ -40,11 +45,67 @@ async def one(layer: sandbox.Layer, spec: BotSpec) -> tuple[float, float]:
     return answered, time.perf_counter() - closing
 
 
-async def main(n: int) -> None:
+def cgroup_steps(n: int) -> None:
+    """Medians of making a bot's cgroup (with its limits), joining it and removing it."""
+    made, joined, removed = [], [], []
+    for i in range(n):
+        t0 = time.perf_counter()
+        cg = sandbox.cgroups.BotCgroup.create(f"bench-{i}", pids_max=64, memory_max=64 << 20)
+        made.append(time.perf_counter() - t0)
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # the child times its own join, as a bot's fork does it before exec
+            t1 = time.perf_counter()
+            cg.join_self()
+            os.write(w, str(time.perf_counter() - t1).encode())
+            os._exit(0)
+        os.close(w)
+        os.waitpid(pid, 0)
+        joined.append(float(os.read(r, 64)))
+        os.close(r)
+        t2 = time.perf_counter()
+        cg.remove()
+        removed.append(time.perf_counter() - t2)
+    for what, times in (("make + limits", made), ("join (a child)", joined), ("remove", removed)):
+        print(f"cgroup {what:<15} {statistics.median(times) * 1e3:6.2f} ms median of {n}")
+
+
+async def cgroup_costs(n: int) -> None:
+    reason = sandbox.cgroups.probe()
+    if reason is None:
+        reason = sandbox.problem(sandbox.Layer.NAMESPACES)
+    if reason is not None:
+        print(f"no per-bot cgroup under namespaces here: {reason}")
+        return
+    print(f"cgroup layout: {sandbox.cgroups._layout()!r}")
+    cgroup_steps(10 * n)
     sandbox.become_subreaper()
+    spec = _cat()
+    layer = sandbox.Layer.NAMESPACES
+    await one(layer, spec)  # warm
+    starts: dict[bool, list[float]] = {True: [], False: []}
+    for _ in range(n):
+        for with_cgroup in (True, False):
+            # What plan.jail asks before making a bot's cgroup: None is "yes".
+            answer = None if with_cgroup else "off (benchmark)"
+            with mock.patch.object(sandbox.cgroups, "probe", return_value=answer):
+                starts[with_cgroup].append((await one(layer, spec))[0] * 1e3)
+    with_median, without_median = statistics.median(starts[True]), statistics.median(starts[False])
+    print(
+        f"namespaces start→answer, interleaved, median of {n} each: {with_median:.1f} ms with the cgroup, "
+        f"{without_median:.1f} ms without: {with_median - without_median:+.1f} ms"
+    )
+
+
+def _cat() -> BotSpec:
     cat = shutil.which("cat", path="/usr/bin:/bin")
     assert cat is not None
-    spec = BotSpec(name="cat", argv=[cat], home=os.path.dirname(cat))
+    return BotSpec(name="cat", argv=[cat], home=os.path.dirname(cat))
+
+
+async def main(n: int) -> None:
+    sandbox.become_subreaper()
+    spec = _cat()
     print(f"{'layer':<11} {'start→answer median':>20} {'p90':>8} {'extra vs none':>14} {'close median':>13}")
     base = None
     for layer in sandbox.Layer:
@@ -64,4 +125,6 @@ async def main(n: int) -> None:
 
 
 if __name__ == "__main__":
-    trio.run(main, int(sys.argv[1]) if len(sys.argv) > 1 else 30)
+    args = [a for a in sys.argv[1:] if a != "--cgroup"]
+    count = int(args[0]) if args else (20 if "--cgroup" in sys.argv else 30)
+    trio.run(cgroup_costs if "--cgroup" in sys.argv else main, count)
