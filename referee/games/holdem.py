@@ -397,10 +397,9 @@ class HoldemState(GameState):
         # The seed: preflop, with the largest bet equal to the big blind, the big blind
         # "calls 0" instead of checking.  The ppca server folds every preflop check
         # (``Game::check``): nothing to call before the flop is always a call of 0.
-        if self.ppca:
-            self.free_call = to_call == 0 and self.street == 0
-        else:
-            self.free_call = self.quirks and to_call == 0 and self.street == 0 and self.max_bet == self.bb
+        self.free_call = (
+            to_call == 0 and self.street == 0 and (self.ppca or (self.quirks and self.max_bet == self.bb))
+        )
         reason = None
         if chips <= owed:
             reason = "raise is not possible: calling takes all the player's chips"
@@ -450,11 +449,12 @@ class HoldemState(GameState):
                 return
         elif action in (CHECK, CALL):
             amount = self.to_call
-            # ppca: a call of nothing after the flop is the server's ``bet 0``, a check that
-            # ``Game::bet`` narrates twice ("checks", then "bets 0").
-            kind = "check" if action == CHECK else "bet"
-            if action == CALL and not amount and not self.free_call:
-                action, kind = CHECK, "check0"
+            # ppca (only its rules take such a call): a call of nothing after the flop is
+            # the server's ``bet 0``, a check that ``Game::bet`` narrates twice ("checks",
+            # then "bets 0").
+            bet0 = not amount and action == CALL and not self.free_call
+            if bet0:
+                action = CHECK
             self._move(seat, amount)
             if self.chips[seat] == 0:
                 self.status[seat] = ord("A")
@@ -462,6 +462,7 @@ class HoldemState(GameState):
                 self.status[seat] = ord("C") if action == CHECK else ord("B")
             self._log(seat, b"k" if action == CHECK else b"c", amount)
             if self._narrate:
+                kind = "check0" if bet0 else "check" if action == CHECK else "bet"
                 self._say(ppca.action(seat, kind, amount))
         else:
             raise_to = self.max_bet + action
