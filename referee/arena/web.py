@@ -93,6 +93,68 @@ def _headers(response: _R, csp: str = _CSP) -> _R:
     return response
 
 
+def act(arena: Arena, action: str, fields: dict) -> str | None:
+    """A TA's action; an error line, or None when done."""
+    store = arena.store
+    try:
+        if action in ("pause", "resume"):
+            with store.tx() as conn:
+                store.set_meta(conn, "paused", "1" if action == "pause" else "0")
+        elif action == "disqualify":
+            reason = str(fields.get("reason") or "disqualified by the TA")[:200]
+            with store.tx() as conn:
+                conn.execute(
+                    "UPDATE students SET disqualified = ? WHERE id = ? AND role = 'student'",
+                    (reason, int(fields["student"])),
+                )
+        elif action == "requalify":
+            with store.tx() as conn:
+                conn.execute(
+                    "UPDATE students SET disqualified = NULL WHERE id = ?", (int(fields["student"]),)
+                )
+        elif action == "unbench":
+            with store.tx() as conn:
+                conn.execute(
+                    "UPDATE bots SET benched = NULL, wall_stops = 0 WHERE id = ?", (int(fields["bot"]),)
+                )
+        elif action == "rerun-submission":
+            with store.tx() as conn:
+                conn.execute(
+                    "UPDATE submissions SET state = 'queued', outcome = NULL, summary = NULL, step = NULL, "
+                    "steps = '{}', finished = NULL WHERE id = ? AND state = 'done' AND bot_id IS NULL",
+                    (int(fields["submission"]),),
+                )
+            arena.wake_intake()
+        elif action == "rerun-match":
+            mid = int(fields["match"])
+            with store.tx() as conn:
+                state = conn.execute("SELECT state FROM matches WHERE id = ?", (mid,)).fetchone()
+                if state is None or state[0] not in ("done", "failed"):
+                    return "only a done or failed match is rerun"
+                if state[0] == "done":  # its games are taken back, whole, before it is played again
+                    record = json.loads(
+                        conn.execute("SELECT record FROM matches WHERE id = ?", (mid,)).fetchone()[0]
+                    )
+                    for p in record["players"]:
+                        conn.execute(
+                            "UPDATE bots SET games = games - ?, matches = matches - 1 WHERE id = ?",
+                            (p["games"], int(p["name"][1:])),
+                        )
+                    conn.execute("DELETE FROM games WHERE match_id = ?", (mid,))
+                    conn.execute("DELETE FROM forfeits WHERE match_id = ?", (mid,))
+                conn.execute(
+                    "UPDATE matches SET state = 'queued', record = NULL, error = NULL WHERE id = ?",
+                    (mid,),
+                )
+            arena.stored_matches += 1
+        else:
+            return f"no action {action!r}"
+    except (KeyError, ValueError, TypeError):
+        return "missing or bad fields"
+    arena.wake_ladder()
+    return None
+
+
 def build_app(arena: Arena, *, hosts: list[str], secure: bool) -> Starlette:
     """The application for ``arena``, answering to ``hosts``; ``secure``: served over TLS
     (the cookies are then ``Secure``)."""
@@ -205,69 +267,8 @@ def build_app(arena: Arena, *, hosts: list[str], secure: bool) -> Starlette:
             body = await request.json()
         except ValueError:
             body = {}
-        result = act(request.path_params["action"], body if isinstance(body, dict) else {})
+        result = act(arena, request.path_params["action"], body if isinstance(body, dict) else {})
         return error(400, result) if result else ok({"done": True})
-
-    def act(action: str, fields: dict) -> str | None:
-        """A TA's action; an error line, or None when done."""
-        store = arena.store
-        try:
-            if action in ("pause", "resume"):
-                with store.tx() as conn:
-                    store.set_meta(conn, "paused", "1" if action == "pause" else "0")
-            elif action == "disqualify":
-                reason = str(fields.get("reason") or "disqualified by the TA")[:200]
-                with store.tx() as conn:
-                    conn.execute(
-                        "UPDATE students SET disqualified = ? WHERE id = ? AND role = 'student'",
-                        (reason, int(fields["student"])),
-                    )
-            elif action == "requalify":
-                with store.tx() as conn:
-                    conn.execute(
-                        "UPDATE students SET disqualified = NULL WHERE id = ?", (int(fields["student"]),)
-                    )
-            elif action == "unbench":
-                with store.tx() as conn:
-                    conn.execute(
-                        "UPDATE bots SET benched = NULL, wall_stops = 0 WHERE id = ?", (int(fields["bot"]),)
-                    )
-            elif action == "rerun-submission":
-                with store.tx() as conn:
-                    conn.execute(
-                        "UPDATE submissions SET state = 'queued', outcome = NULL, summary = NULL, step = NULL, "
-                        "steps = '{}', finished = NULL WHERE id = ? AND state = 'done' AND bot_id IS NULL",
-                        (int(fields["submission"]),),
-                    )
-                arena.wake_intake()
-            elif action == "rerun-match":
-                mid = int(fields["match"])
-                with store.tx() as conn:
-                    state = conn.execute("SELECT state FROM matches WHERE id = ?", (mid,)).fetchone()
-                    if state is None or state[0] not in ("done", "failed"):
-                        return "only a done or failed match is rerun"
-                    if state[0] == "done":  # its games are taken back, whole, before it is played again
-                        record = json.loads(
-                            conn.execute("SELECT record FROM matches WHERE id = ?", (mid,)).fetchone()[0]
-                        )
-                        for p in record["players"]:
-                            conn.execute(
-                                "UPDATE bots SET games = games - ?, matches = matches - 1 WHERE id = ?",
-                                (p["games"], int(p["name"][1:])),
-                            )
-                        conn.execute("DELETE FROM games WHERE match_id = ?", (mid,))
-                        conn.execute("DELETE FROM forfeits WHERE match_id = ?", (mid,))
-                    conn.execute(
-                        "UPDATE matches SET state = 'queued', record = NULL, error = NULL WHERE id = ?",
-                        (mid,),
-                    )
-                arena.stored_matches += 1
-            else:
-                return f"no action {action!r}"
-        except (KeyError, ValueError, TypeError):
-            return "missing or bad fields"
-        arena.wake_ladder()
-        return None
 
     # ------------------------------------------------------------------ pages
 
@@ -409,7 +410,9 @@ def build_app(arena: Arena, *, hosts: list[str], secure: bool) -> Starlette:
     async def admin_form(request: Request, viewer: views.Viewer, form) -> Response:
         if not views.is_admin(viewer):
             return html(pages.layout("Not found", "<p>Nothing here.</p>"), 404)
-        result = act(request.path_params["action"], {k: v for k, v in form.items() if isinstance(v, str)})
+        result = act(
+            arena, request.path_params["action"], {k: v for k, v in form.items() if isinstance(v, str)}
+        )
         if result:
             return html(pages.layout("Refused", f"<p class=bad>{pages.e(result)}</p>"), 400)
         return RedirectResponse("/admin", status_code=303)
