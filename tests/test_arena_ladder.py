@@ -281,3 +281,40 @@ def test_ladder_matches_on_a_dask_local_cluster(tmp_path, monkeypatch):
         assert sum(cluster.matches.values()) == 3
     finally:
         trio.run(cluster.close)
+
+
+def test_a_wall_stopped_match_rerun_by_the_ta_is_stored(tmp_path):
+    """The TA reruns a match stopped at its wall limit: the charge goes with its old
+    result, and the replay's own forfeits are stored (no clash with the old match-wall one)."""
+    from referee.arena import web
+    from referee.core.records import BotFigures, GameRecord, MatchRecord
+    from referee.core.verdict import Forfeit, Verdict
+
+    arena = make_arena(tmp_path)
+    bot = add_bot(arena, "slowpoke", "x", sub=1)
+    house = arena.store.one("SELECT id FROM bots WHERE student_id IS NULL")[0]
+    mid = ladder.next_match(arena, set())
+    assert set(json.loads(arena.store.one("SELECT bots FROM matches WHERE id = ?", mid)[0])) == {bot, house}
+    slow = BotFigures(name=f"b{bot}", decisions=10, mean_decision_us=400_000.0)
+    stopped = MatchRecord(
+        game="bidding-wars", seed=7, games_requested=20, games_played=1, completed=False,
+        referee_version="", sandbox="", players=[slow, BotFigures(name=f"b{house}")],
+    )  # fmt: skip
+    assert ladder.charge_wall(arena, mid, stopped) == bot
+    assert arena.store.one("SELECT wall_stops FROM bots WHERE id = ?", bot)[0] == 1
+    assert web.act(arena, "rerun-match", {"match": str(mid)}) is None
+    assert arena.store.one("SELECT count(*) FROM forfeits WHERE match_id = ?", mid)[0] == 0
+    assert arena.store.one("SELECT wall_stops FROM bots WHERE id = ?", bot)[0] == 0
+    assert ladder.next_match(arena, set()) == mid
+    timeout = Forfeit(verdict=Verdict.TIMEOUT, game=0, decision=3, detail="too slow")
+    record = MatchRecord(
+        game="bidding-wars", seed=7, games_requested=1, games_played=1, completed=True,
+        referee_version="", sandbox="",
+        players=[BotFigures(name=f"b{bot}", games=1, forfeit_details=[timeout]), BotFigures(name=f"b{house}", games=1)],
+    )  # fmt: skip
+    game = GameRecord(
+        game=0, deal=0, rotation=0, seed=1, seats=[f"b{bot}", f"b{house}"], scores=[0, 1], ranks=[2, 1]
+    )
+    ladder.store_result(arena, mid, record, [game])
+    assert arena.store.one("SELECT state FROM matches WHERE id = ?", mid)[0] == "done"
+    assert arena.store.all("SELECT verdict FROM forfeits WHERE match_id = ?", mid) == [("timeout",)]

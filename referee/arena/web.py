@@ -22,7 +22,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
-from referee.arena import intake, pages, views
+from referee.arena import intake, ladder, pages, views
 from referee.arena.context import Arena
 from referee.arena.tokens import csrf_ok
 
@@ -141,7 +141,14 @@ def act(arena: Arena, action: str, fields: dict) -> str | None:
                             (p["games"], int(p["name"][1:])),
                         )
                     conn.execute("DELETE FROM games WHERE match_id = ?", (mid,))
-                    conn.execute("DELETE FROM forfeits WHERE match_id = ?", (mid,))
+                # A failed match's charge, if it was stopped at the wall limit, is taken back
+                # with it (a bench stays until the TA unbenches): the replay charges anew.
+                conn.execute(
+                    "UPDATE bots SET wall_stops = max(wall_stops - 1, 0) WHERE id IN "
+                    "(SELECT bot_id FROM forfeits WHERE match_id = ? AND verdict = ?)",
+                    (mid, ladder.WALL_VERDICT),
+                )
+                conn.execute("DELETE FROM forfeits WHERE match_id = ?", (mid,))
                 conn.execute(
                     "UPDATE matches SET state = 'queued', record = NULL, error = NULL WHERE id = ?",
                     (mid,),
