@@ -241,7 +241,7 @@ class Runner:
         health = executor.health()
         for address, figures in health.items():
             self.store.add_event("worker", msgspec.json.encode(figures).decode(), bot=address)
-        for address in outliers(dict(health)):
+        for address in outliers(health):
             self.store.add_event("worker-outlier", "a timeout rate out of line with the others'", bot=address)
 
     async def _play(self, batch: list[Planned], executor: Executor) -> None:

@@ -27,19 +27,19 @@ def choose(
     """The executor for a run: a session's (bots for the whole tournament) or whole
     matches', on local workers or on the ``cluster`` at that address.  ``hashes`` gives
     the bots' content hashes, which a cluster's workers check."""
-    if per_tournament and cluster is not None:
-        # The session, every bot in it, on one worker of the cluster for the tournament.
-        from referee.tournament.cluster import LOG_NAME
-        from referee.tournament.executors.cluster_session import ClusterSessionExecutor
-
+    if per_tournament:
         opening = wire.OpenSession(
             bots=bots, config=session_config, stderr_dir=str(out / "stderr"), slots=concurrency
         )
-        return ClusterSessionExecutor(cluster, opening, hashes(), skip=(str(out),), log=out / LOG_NAME)
-    if per_tournament:
+        if cluster is not None:
+            # The session, every bot in it, on one worker of the cluster for the tournament.
+            from referee.tournament.cluster import LOG_NAME
+            from referee.tournament.executors.cluster_session import ClusterSessionExecutor
+
+            return ClusterSessionExecutor(cluster, opening, hashes(), skip=(str(out),), log=out / LOG_NAME)
         from referee.tournament.executors.session import SessionExecutor
 
-        return SessionExecutor(bots, session_config, concurrency, out / "workers", out / "stderr")
+        return SessionExecutor(opening, out / "workers")
     if cluster is not None:
         from referee.tournament.cluster import LOG_NAME
         from referee.tournament.executors.cluster import ClusterExecutor

@@ -4,6 +4,7 @@ with the others' (docs/cluster.md)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import msgspec
 
@@ -18,7 +19,7 @@ class WorkerHealth(msgspec.Struct):
     unpinned: str | None = None
 
 
-def outliers(health: dict[str, WorkerHealth], verdict: str = "timeout", z: float = 3.0) -> list[str]:
+def outliers(health: Mapping[str, WorkerHealth], verdict: str = "timeout", z: float = 3.0) -> list[str]:
     """Workers whose rate of ``verdict`` per decision is out of line with the rest: a
     two-proportion z-test of each worker against all the others (|z| > ``z`` and at
     least 5 such forfeits), the way fishtest spots a machine that times out."""

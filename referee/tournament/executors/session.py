@@ -10,8 +10,6 @@ from pathlib import Path
 
 import trio
 
-from referee.core.botspec import BotSpec
-from referee.match.spec import MatchConfig
 from referee.tournament import wire
 from referee.tournament.executors._abc import Handler
 from referee.tournament.executors.health import WorkerHealth
@@ -19,22 +17,14 @@ from referee.tournament.workers import Worker, WorkerLost, usable_cores
 
 
 class SessionExecutor:
-    """One worker holding every bot for the whole tournament (module docstring)."""
+    """One worker holding every bot for the whole tournament (module docstring), opened
+    with ``opening`` (its bots, configuration and slots: matches at once)."""
 
-    def __init__(
-        self,
-        bots: list[BotSpec],
-        config: MatchConfig,
-        concurrency: int,
-        log_dir: Path,
-        stderr_dir: Path,
-    ) -> None:
-        core = usable_cores()[0] if concurrency == 1 else None
+    def __init__(self, opening: wire.OpenSession, log_dir: Path) -> None:
+        self.concurrency = opening.slots
+        core = usable_cores()[0] if self.concurrency == 1 else None
         self._worker = Worker(0, core, log_dir / "worker-session.log")
-        self._opening = wire.OpenSession(
-            bots=bots, config=config, stderr_dir=str(stderr_dir), slots=concurrency
-        )
-        self.concurrency = concurrency
+        self._opening = opening
 
     async def play(self, batch: Sequence[wire.RoundMatch], handle: Handler) -> None:
         """Play one round of matches (each with its games per slice, or None, and the
