@@ -437,23 +437,27 @@ async def test_socket_buffers_count_against_the_bots_cgroup(layer, hostile_bin):
         assert int(reply.split()[2]) < 380, reply
 
 
-def test_without_a_cgroup_the_description_names_what_is_not_capped(monkeypatch, tmp_path):
-    """Where a bot gets no cgroup (not root, no delegated subtree), its ``isolation:``
-    line says that kernel memory is not capped, and why."""
-    monkeypatch.setattr(sandbox.cgroups, "probe", lambda: "no delegated cgroup (test)")
+def _planned_jail(tmp_path) -> sandbox.Jail:
+    """The plan for ``cat`` under a supervised layer (nothing started; its uid given back)."""
     layer = next(iter(SUPERVISED), sandbox.Layer.LANDLOCK)
     workdir = tmp_path / "work"
     workdir.mkdir()
     jail = sandbox.jail(["/bin/cat"], str(tmp_path), str(workdir), layer, allow_root=True)
-    try:
-        assert jail.cgroup is None
-        assert (
-            "no cgroup, so kernel memory is not capped (socket and pipe buffers, epoll watches, "
-            "other kernel objects): no delegated cgroup (test)"
-        ) in jail.description
-    finally:
-        if jail.uid is not None:
-            sandbox.release_uid(jail.uid)
+    if jail.uid is not None:
+        sandbox.release_uid(jail.uid)
+    return jail
+
+
+def test_without_a_cgroup_the_description_names_what_is_not_capped(monkeypatch, tmp_path):
+    """Where a bot gets no cgroup (not root, no delegated subtree), its ``isolation:``
+    line says that kernel memory is not capped, and why."""
+    monkeypatch.setattr(sandbox.cgroups, "probe", lambda: "no delegated cgroup (test)")
+    jail = _planned_jail(tmp_path)
+    assert jail.cgroup is None
+    assert (
+        "no cgroup, so kernel memory is not capped (socket and pipe buffers, epoll watches, "
+        "other kernel objects): no delegated cgroup (test)"
+    ) in jail.description
 
 
 def test_a_delegated_cgroup_is_named_in_the_description(monkeypatch, tmp_path):
@@ -464,12 +468,7 @@ def test_a_delegated_cgroup_is_named_in_the_description(monkeypatch, tmp_path):
 
     monkeypatch.setattr(sandbox.cgroups, "probe", lambda: None)
     monkeypatch.setattr(sandbox.cgroups.BotCgroup, "create", lambda *_, **__: Delegated())
-    layer = next(iter(SUPERVISED), sandbox.Layer.LANDLOCK)
-    workdir = tmp_path / "work"
-    workdir.mkdir()
-    jail = sandbox.jail(["/bin/cat"], str(tmp_path), str(workdir), layer, allow_root=True)
-    if jail.uid is not None:
-        sandbox.release_uid(jail.uid)
+    jail = _planned_jail(tmp_path)
     assert jail.description.endswith(", cgroup (delegated)"), jail.description
 
 
@@ -490,7 +489,7 @@ else:
         libc.mq_unlink(name)
 print("ok" if ok else "failed: " + os.strerror(ctypes.get_errno()))
 """
-#: The most each layer lets a bot take of a quota counted per user: (layer, what) → most.
+#: The most a bot may take of a quota counted per user (any layer that counts it): what → most.
 QUOTA_SHARE = {"inotify": 8, "sigqueue": 1024}
 
 
