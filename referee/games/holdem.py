@@ -291,7 +291,6 @@ class HoldemState(GameState):
         self._history = b""
         self._faults = []
         self._pots: list[tuple[int, tuple[int, ...]]] = []
-        self._pots_before_round = 0
         #: ppca: the characters each player's showdown answer was read as (the narration's).
         self._show_chars: dict[int, bytes] = {}
         self._pots_bytes = b"-"
@@ -514,9 +513,12 @@ class HoldemState(GameState):
             self.bet[s] = 0
         self._bets_tok = [b"0"] * n
         self.max_bet = 0
+        if self._narrate:
+            # The pots of the rounds before this one (under the ppca rules a fold changes
+            # none of them): the narration tells only the new ones.
+            earlier = len(self._pots)
         self._refresh_pots()
         if self._narrate:
-            earlier = self._pots_before_round
             self._say([*ppca.pots(self._pots[earlier:], earlier), b"round ends"])
         contenders = [s for s in self.order if not self.folded[s]]
         if len(contenders) == 1:
@@ -544,22 +546,22 @@ class HoldemState(GameState):
     def _refresh_pots(self) -> None:
         self._pots_stale = False
         if self.ppca:
-            self._refresh_ppca_pots()
-            return
-        if self.quirks:
-            levels = []
-            for commit in self.street_commit:
-                levels.extend(self._split(commit))
+            pots = self._ppca_pots()
         else:
-            levels = self._split(self.committed)
-        pots: list[tuple[int, tuple[int, ...]]] = []
-        for amount, eligible in levels:
-            if eligible or not pots:
-                pots.append((amount, eligible))
+            pots = []
+            if self.quirks:
+                levels = []
+                for commit in self.street_commit:
+                    levels.extend(self._split(commit))
             else:
-                # Chips no one still in the hand can win (everyone who put them in has
-                # folded, possibly when checking was free) join the pot below.
-                pots[-1] = (pots[-1][0] + amount, pots[-1][1])
+                levels = self._split(self.committed)
+            for amount, eligible in levels:
+                if eligible or not pots:
+                    pots.append((amount, eligible))
+                else:
+                    # Chips no one still in the hand can win (everyone who put them in
+                    # has folded, possibly when checking was free) join the pot below.
+                    pots[-1] = (pots[-1][0] + amount, pots[-1][1])
         self._pots = pots
         self._pots_bytes = (
             b",".join(
@@ -568,29 +570,20 @@ class HoldemState(GameState):
             or b"-"
         )
 
-    def _refresh_ppca_pots(self) -> None:
+    def _ppca_pots(self) -> list[tuple[int, tuple[int, ...]]]:
         """The ppca rules' pots: per betting round, one pot per contribution level, each
         listing every seat that reached the level (folded ones included), clockwise from
         the dealer's left.  Nothing is merged: within a round no two levels have the same
         contributors, and across rounds the seed forbids it ("不同轮贡献者相同的彩池不合并")."""
         order = self.order
         pots: list[tuple[int, tuple[int, ...]]] = []
-        # The pots of the rounds before the last one: the narration tells only the new ones.
-        self._pots_before_round = 0
         for contrib in self.street_commit:
-            self._pots_before_round = len(pots)
             previous = 0
             for level in sorted({contrib[s] for s in order if contrib[s] > 0}):
                 contributors = tuple([s for s in order if contrib[s] >= level])
                 pots.append(((level - previous) * len(contributors), contributors))
                 previous = level
-        self._pots = pots
-        self._pots_bytes = (
-            b",".join(
-                [_int(amount) + b":" + b".".join([_int(s) for s in sorted(seats)]) for amount, seats in pots]
-            )
-            or b"-"
-        )
+        return pots
 
     def _split(self, contrib: Sequence[int]) -> list[tuple[int, tuple[int, ...]]]:
         """Main and side pots of one set of contributions (chips of folded players stay in).
