@@ -318,3 +318,54 @@ def test_a_wall_stopped_match_rerun_by_the_ta_is_stored(tmp_path):
     ladder.store_result(arena, mid, record, [game])
     assert arena.store.one("SELECT state FROM matches WHERE id = ?", mid)[0] == "done"
     assert arena.store.all("SELECT verdict FROM forfeits WHERE match_id = ?", mid) == [("timeout",)]
+
+
+def _decided(arena, lineup: list[int], winner: int, mid: int | None = None) -> int:
+    """A done match of ``lineup`` (a new one, or ``mid`` as the ladder replays it) whose
+    20 games ``winner`` won, stored as the ladder stores one; its id."""
+    from referee.core.records import BotFigures, GameRecord, MatchRecord
+    from referee.match.evidence import evidence_of
+
+    if mid is None:
+        with arena.store.tx() as conn:
+            mid = conn.execute(
+                "INSERT INTO matches (kind, state, bots, seed, games, created, started, attempts) "
+                "VALUES ('ladder', 'running', ?, 7, 20, 0, 0, 1)",
+                (json.dumps(lineup),),
+            ).lastrowid
+            conn.executemany(
+                "INSERT INTO match_bots (match_id, bot_id, position) VALUES (?, ?, ?)",
+                [(mid, b, k) for k, b in enumerate(lineup)],
+            )
+    else:
+        assert ladder.next_match(arena, set()) == mid
+    seats = [f"b{b}" for b in lineup]
+    ranks = [1 if b == winner else 2 for b in lineup]
+    games = [
+        GameRecord(
+            game=g, deal=g, rotation=0, seed=g, seats=seats, scores=[2.0 - r for r in ranks], ranks=ranks
+        )
+        for g in range(20)
+    ]
+    record = MatchRecord(
+        game="bidding-wars", seed=7, games_requested=20, games_played=20, completed=True, referee_version="",
+        sandbox="", players=[BotFigures(name=s, games=20) for s in seats], evidence=evidence_of(games, 2, 1),
+    )  # fmt: skip
+    ladder.store_result(arena, mid, record, games)
+    return mid
+
+
+def test_a_rerun_match_is_rated_on_its_replay(tmp_path):
+    """The ratings take a rerun match's new result, not the one it had before."""
+    from referee.arena import rating, web
+
+    arena = make_arena(tmp_path, roster=("ann", "ben"))
+    ann, ben = add_bot(arena, "ann", "x", sub=1), add_bot(arena, "ben", "x", sub=2)
+    mid = _decided(arena, [ann, ben], winner=ann)
+    rater = rating.Rater()
+    first = {r.bot: r.rating for r in rater.fit(arena).bots}
+    assert first[f"b{ann}"] > first[f"b{ben}"]
+    assert web.act(arena, "rerun-match", {"match": str(mid)}) is None
+    _decided(arena, [ann, ben], winner=ben, mid=mid)
+    again = {r.bot: r.rating for r in rater.fit(arena).bots}
+    assert again[f"b{ben}"] > again[f"b{ann}"]

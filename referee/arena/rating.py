@@ -12,40 +12,31 @@ from __future__ import annotations
 
 import sqlite3
 
-import msgspec
 import trio
 
 from referee.arena.context import Arena
 from referee.arena.store import DB
-from referee.core.records import MatchRecord
 from referee.games.base import Standing
-from referee.tournament.ratings import Played, Ratings, rate
-
-_decode = msgspec.json.Decoder(MatchRecord).decode
+from referee.tournament.ratings import Played, Ratings, rate, read_played
 
 
 class Rater:
-    """Keeps each done match's evidence once read (a done match never changes)."""
+    """Keeps each done match's evidence once read, by its attempt: a match the TA reran
+    is read again (:func:`~referee.tournament.ratings.read_played`'s cache).  Every done
+    match holds its evidence (:func:`referee.arena.ladder.play` fails one without)."""
 
     def __init__(self) -> None:
-        self._played: dict[int, Played] = {}
+        self._played: dict[int, tuple[int, Played]] = {}
 
     def fit(self, arena: Arena) -> Ratings | None:
         conn = sqlite3.connect(arena.folder / DB, timeout=30.0)
         try:
-            rows = conn.execute("SELECT id FROM matches WHERE state = 'done' ORDER BY id").fetchall()
-            for (mid,) in rows:
-                if mid in self._played:
-                    continue
-                text = conn.execute("SELECT record FROM matches WHERE id = ?", (mid,)).fetchone()[0]
-                record = _decode(text)
-                if record.evidence is None:
-                    continue
-                lineup = tuple(p.name for p in record.players)
-                self._played[mid] = Played(lineup, record.evidence)
+            done = conn.execute(
+                "SELECT id, attempts FROM matches WHERE state = 'done' ORDER BY id"
+            ).fetchall()
+            played = read_played(conn, done, self._played)
         finally:
             conn.close()
-        played = [self._played[mid] for (mid,) in rows if mid in self._played]
         bots = sorted({name for p in played for name in p.lineup}, key=lambda n: int(n[1:]))
         by_score = arena.game_cls.standing is Standing.SCORE
         return rate(bots, played, arena.seed, by_score=by_score, replicates=arena.config.ladder.replicates)
