@@ -90,12 +90,13 @@ def shows(seat: int, chars: bytes, kind: int) -> bytes:
 
 
 def payout(pot_results: Sequence[tuple[int, Sequence[tuple[int, int]]]]) -> list[bytes]:
-    """``Game::declare_winner``: each pot's sharers, in descending seat order (the
-    server sorts ``(rank, player)`` pairs with ``std::greater``)."""
+    """``Game::declare_winner``: each pot's sharers as listed, which the ppca rules list
+    in descending seat order (the server sorts ``(rank, player)`` pairs with
+    ``std::greater``)."""
     out = [b"declare winner"]
     for i, (_, shares) in enumerate(pot_results):
         out.append(b"pot %d is shared by %d players" % (i, len(shares)))
-        out += [b"player %d gets %d chips" % share for share in sorted(shares, reverse=True)]
+        out += [b"player %d gets %d chips" % share for share in shares]
     return out
 
 
