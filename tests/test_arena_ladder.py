@@ -369,3 +369,23 @@ def test_a_rerun_match_is_rated_on_its_replay(tmp_path):
     _decided(arena, [ann, ben], winner=ben, mid=mid)
     again = {r.bot: r.rating for r in rater.fit(arena).bots}
     assert again[f"b{ben}"] > again[f"b{ann}"]
+
+
+def test_the_ratings_are_stale_when_the_done_matches_change(tmp_path):
+    """The refit is due when the store's done matches changed: one stored, or one rerun."""
+    from referee.arena import rating, web
+
+    arena = make_arena(tmp_path, roster=("ann", "ben"))
+    ann, ben = add_bot(arena, "ann", "x", sub=1), add_bot(arena, "ben", "x", sub=2)
+    rater = rating.Rater()
+    assert rater.stale(arena)  # never fitted
+    assert rater.fit(arena) is None and not rater.stale(arena)
+    mid = _decided(arena, [ann, ben], winner=ann)
+    assert rater.stale(arena)
+    rater.fit(arena)
+    assert not rater.stale(arena)
+    assert web.act(arena, "rerun-match", {"match": str(mid)}) is None
+    assert rater.stale(arena)
+    rater.fit(arena)
+    _decided(arena, [ann, ben], winner=ben, mid=mid)
+    assert rater.stale(arena)

@@ -27,8 +27,6 @@ class Arena:
     #: Set when a submission is queued / a bot becomes active: wakes the intake / the ladder.
     intake_wake: trio.Event = field(default_factory=trio.Event)
     ladder_wake: trio.Event = field(default_factory=trio.Event)
-    #: Bumped whenever a match is stored: the ratings refresh when it moved.
-    stored_matches: int = 0
 
     def __post_init__(self) -> None:
         self.tokens = Tokens(self.store)

@@ -216,7 +216,6 @@ def store_result(arena: Arena, mid: int, record: MatchRecord, games: list[GameRe
             "UPDATE matches SET state = 'done', finished = ?, record = ?, error = NULL WHERE id = ?",
             (time.time(), _encode(record).decode(), mid),
         )
-    arena.stored_matches += 1
 
 
 def fail(arena: Arena, mid: int, error: str) -> None:

@@ -27,19 +27,37 @@ class Rater:
 
     def __init__(self) -> None:
         self._played: dict[int, tuple[int, Played]] = {}
+        #: The done matches, (id, attempt), the last fit counted (None before one).
+        self._fitted: list[tuple[int, int]] | None = None
+
+    def _connect(self, arena: Arena) -> sqlite3.Connection:
+        return sqlite3.connect(arena.folder / DB, timeout=30.0)
+
+    @staticmethod
+    def _done(conn: sqlite3.Connection) -> list[tuple[int, int]]:
+        return conn.execute("SELECT id, attempts FROM matches WHERE state = 'done' ORDER BY id").fetchall()
+
+    def stale(self, arena: Arena) -> bool:
+        """Whether the done matches differ from those of the last fit: one stored since,
+        or one the TA reran."""
+        conn = self._connect(arena)
+        try:
+            return self._done(conn) != self._fitted
+        finally:
+            conn.close()
 
     def fit(self, arena: Arena) -> Ratings | None:
-        conn = sqlite3.connect(arena.folder / DB, timeout=30.0)
+        conn = self._connect(arena)
         try:
-            done = conn.execute(
-                "SELECT id, attempts FROM matches WHERE state = 'done' ORDER BY id"
-            ).fetchall()
+            done = self._done(conn)
             played = read_played(conn, done, self._played)
         finally:
             conn.close()
         bots = sorted({name for p in played for name in p.lineup}, key=lambda n: int(n[1:]))
         by_score = arena.game_cls.standing is Standing.SCORE
-        return rate(bots, played, arena.seed, by_score=by_score, replicates=arena.config.ladder.replicates)
+        ratings = rate(bots, played, arena.seed, by_score=by_score, replicates=arena.config.ladder.replicates)
+        self._fitted = done
+        return ratings
 
 
 def store_ratings(arena: Arena, ratings: Ratings | None) -> None:
@@ -54,19 +72,15 @@ def store_ratings(arena: Arena, ratings: Ratings | None) -> None:
 
 
 async def run(arena: Arena) -> None:
-    """Refit whenever matches were stored since the last fit, at most every ``refresh_s``."""
+    """Refit whenever the done matches changed since the last fit (the store says: no
+    count kept beside it), looking every ``refresh_s``."""
     rater = Rater()
-    seen = -1
     while True:
-        now = arena.stored_matches
-        if now != seen:
-            seen = now
-            try:
+        try:
+            if await trio.to_thread.run_sync(rater.stale, arena):
                 ratings = await trio.to_thread.run_sync(rater.fit, arena)
-            except Exception as exc:  # a fit that fails must not stop the ladder: said, retried
-                print(f"arena: the ratings could not be refitted: {exc}", flush=True)
-                seen = -1
-            else:
                 store_ratings(arena, ratings)
-            arena.wake_ladder()
+                arena.wake_ladder()
+        except Exception as exc:  # a fit that fails must not stop the ladder: said, retried
+            print(f"arena: the ratings could not be refitted: {exc}", flush=True)
         await trio.sleep(arena.config.ladder.refresh_s)

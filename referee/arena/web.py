@@ -153,7 +153,6 @@ def act(arena: Arena, action: str, fields: dict) -> str | None:
                     "UPDATE matches SET state = 'queued', record = NULL, error = NULL WHERE id = ?",
                     (mid,),
                 )
-            arena.stored_matches += 1
         else:
             return f"no action {action!r}"
     except (KeyError, ValueError, TypeError):
