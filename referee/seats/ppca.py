@@ -30,7 +30,8 @@ from protocol import relay
 from referee.core.verdict import BotFault, Verdict
 from referee.seats.remote import RemoteSeat
 
-_UNPRINTABLE = re.compile(rb"[^\x20-\x7e]")
+#: What a PPCA client's line (its login included) may not hold: it is printable ASCII.
+UNPRINTABLE = re.compile(rb"[^\x20-\x7e]")
 #: The sentence after which the batch is sent (and any line of the referee's own).
 _FLUSH_AFTER = b"round ends\n"
 
@@ -39,7 +40,7 @@ def parse_client_line(line: bytes) -> tuple[str, bytes]:
     """Every line of a PPCA client is an answer (``line``); printable ASCII only."""
     if line.endswith(b"\r"):
         line = line[:-1]
-    if _UNPRINTABLE.search(line):
+    if UNPRINTABLE.search(line):
         raise relay.RelayError(f"a line that is not printable ASCII: {line[:40]!r}")
     return "line", line
 

@@ -49,8 +49,6 @@ from referee.tournament.store import Store
 LOGIN_S = 10.0
 #: Longest ``hello`` line.
 HELLO_MAX = 512
-#: A PPCA login name is printable ASCII (it is sent back to every client of the table).
-_UNPRINTABLE = re.compile(rb"[^\x20-\x7e]")
 
 
 class ServeConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -317,7 +315,8 @@ class Server:
         answers: NAME is the rest of the line, as sent; ``<game>`` counts the tables from
         0 and ``<id>`` the logins of that table from 0 (its seat there: first come, first
         seated).  The record's name is NAME made a token, with a suffix when taken."""
-        if not line.startswith(b"login ") or not line[6:].strip() or _UNPRINTABLE.search(line):
+        # NAME is printable ASCII, as every line of a PPCA client (it is sent back to the table).
+        if not line.startswith(b"login ") or not line[6:].strip() or ppca_seat.UNPRINTABLE.search(line):
             await self._refuse(stream, "expected: login NAME")
             return None, b""
         raw = line[6:].decode("ascii")
@@ -407,7 +406,7 @@ class Server:
         game = self.game_cls(**config.options)
         if self.ppca:
             game.narrate = True  # type: ignore[attr-defined]  # Holdem: the PPCA server's sentences
-            await self._ppca_preamble(order, game)
+            await self._ppca_preamble(order)
         match = Match(game, specs, match_config, seat_factory=seat, sinks=[sink])
         self.say(f"{key}: {', '.join(c.name for c in order)}")
         started = trio.current_time()
@@ -427,7 +426,7 @@ class Server:
         self.say(f"{key} over: {table_line(record)}")
         self.write_standings()
 
-    async def _ppca_preamble(self, order: list[Client], game: Any) -> None:
+    async def _ppca_preamble(self, order: list[Client]) -> None:
         """What a PPCA client is told when its table fills: every name, and the chips."""
         from referee.games.holdem import STARTING_CHIPS
 
