@@ -537,3 +537,20 @@ async def test_a_bot_leaves_the_users_own_quotas_alone(layer, what, hostile_bin,
         assert reply == "inotify denied EPERM"  # no user namespace to count them in: denied
     elif os.geteuid() != 0:  # as root the count is its own uid's: any number is its own
         assert words[1] == "held" and int(words[2]) <= QUOTA_SHARE[what], reply
+
+
+def test_a_failed_start_not_reaped_in_time_is_left_to_the_orphan_sweep(monkeypatch):
+    """spawn marks a child as its owner's from the fork (sandbox.LEADERS, which the orphan
+    sweep skips); a failed start whose child is still not reaped after the 2 s of
+    _kill_and_reap (stuck in the kernel) must not stay marked, or no one ever reaps it."""
+    from referee.seats.process.sandbox import spawn
+
+    pid = 2**22 + 12345  # no such process: the kill and the wait are faked
+    monkeypatch.setattr(spawn.os, "kill", lambda *_: None)
+    monkeypatch.setattr(spawn.os, "waitpid", lambda *_: (0, 0))
+    sandbox.LEADERS.add(pid)
+    try:
+        trio.run(spawn._kill_and_reap, pid, clock=trio.testing.MockClock(autojump_threshold=0))
+        assert pid not in sandbox.LEADERS
+    finally:
+        sandbox.LEADERS.discard(pid)

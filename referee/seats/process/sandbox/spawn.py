@@ -206,18 +206,22 @@ async def _read_all(fd: int, deadline: float) -> bytes | None:
 
 
 async def _kill_and_reap(pid: int) -> None:
+    """SIGKILL a child whose start failed and reap it, for 2 s at most; one not reaped
+    by then is no longer its owner's (:data:`LEADERS`): the orphan sweep reaps it."""
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, signal.SIGKILL)
-    with trio.move_on_after(2.0):
-        while True:
-            try:
-                done, _ = os.waitpid(pid, os.WNOHANG)
-            except ChildProcessError:
-                done = pid
-            if done:
-                LEADERS.discard(pid)
-                return
-            await trio.sleep(0.005)
+    try:
+        with trio.move_on_after(2.0):
+            while True:
+                try:
+                    done, _ = os.waitpid(pid, os.WNOHANG)
+                except ChildProcessError:
+                    done = pid
+                if done:
+                    return
+                await trio.sleep(0.005)
+    finally:
+        LEADERS.discard(pid)
 
 
 async def read_status_line(fd: int, buffer: bytearray, deadline: float) -> str | None:
