@@ -270,6 +270,8 @@ def test_simultaneous_games_are_stepped_jointly() -> None:
         checker = Checker(0)
         play_out(_new(name, options, seats, 0), checker, max_decisions=MAX_DECISIONS)
         joint += checker.joint
+        if joint:
+            break  # one such game is the proof: the others need not be played again here
     assert joint > 0
 
 
