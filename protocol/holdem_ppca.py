@@ -123,7 +123,12 @@ def _istream_int(text: bytes) -> int:
 
 
 class Folded(ValueError):
-    """An answer the original server folds: the message says why."""
+    """An answer the original server folds: the message says why.  ``bet``: it was a bet
+    of an amount the server refused (an illegal move), not an answer it could not read."""
+
+    def __init__(self, message: str, *, bet: bool = False) -> None:
+        super().__init__(message)
+        self.bet = bet
 
 
 def decode_action(reply: bytes, to_call: int, legal: Sequence[bytes]) -> bytes:
@@ -155,12 +160,12 @@ def decode_action(reply: bytes, to_call: int, legal: Sequence[bytes]) -> bytes:
     if put == -2:
         return b"check"
     if put < 0:
-        raise Folded(f"bet {put}: the PPCA server folds a negative bet")
+        raise Folded(f"bet {put}: the PPCA server folds a negative bet", bet=True)
     if put == to_call:
         return b"call" if b"call" in legal else b"check"
     if put > to_call:
         return b"raise %d" % (put - to_call)
-    raise Folded(f"bet {put} is less than the {to_call} to call: the PPCA server folds it")
+    raise Folded(f"bet {put} is less than the {to_call} to call: the PPCA server folds it", bet=True)
 
 
 def show_chars(reply: bytes) -> bytes:

@@ -113,8 +113,7 @@ class PpcaSeat(RemoteSeat):
         except ppca.Folded as exc:
             # A bet the server refused is illegal; a word it does not know, or a bet
             # without an amount, does not parse.
-            words = rest.split()
-            verdict = Verdict.ILLEGAL if words[:1] == [b"bet"] and len(words) > 1 else Verdict.PROTOCOL
+            verdict = Verdict.ILLEGAL if exc.bet else Verdict.PROTOCOL
             self._folded = BotFault(verdict, str(exc), reply=rest)
             return rtt_ns, b"fold"
 
