@@ -19,7 +19,6 @@ status 0 when the two gradebooks agree, 1 when they differ.
 from __future__ import annotations
 
 import argparse
-import csv
 import os
 import shutil
 import signal
@@ -32,28 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.grade_class import make_class  # noqa: E402
-
-#: As tests/test_grade.py grades the class: short limits, so that a busy machine bites.
-CONFIG = """\
-game = "yahtzee"
-seed = 13
-[build]
-wall_s = 6
-[check]
-games = 1
-[qualify]
-games = 20
-[compete]
-format = "round-robin"
-games = 4
-house = ["sample:greedy_player"]
-[limits]
-decision_s = 0.5
-startup_s = 10
-[points]
-cap = 95
-"""
+from tests.grade_class import GRADING_CONFIG, gradebook, make_class, readable  # noqa: E402
 
 #: The gradebook's columns that must not depend on the machine: the outcomes and points.
 #: (Ratings and ranks come from the competition's games, which are deterministic too,
@@ -95,11 +73,6 @@ def stop_hogs(hogs: list[subprocess.Popen]) -> None:
         hog.wait()
 
 
-def gradebook(out: Path) -> dict[str, dict[str, str]]:
-    with open(out / "gradebook.csv", newline="") as fh:
-        return {row["student"]: row for row in csv.DictReader(fh)}
-
-
 def differences(a: dict[str, dict[str, str]], b: dict[str, dict[str, str]]) -> list[str]:
     """Every outcome and points cell that differs, as 'student column: a -> b'."""
     out = []
@@ -132,17 +105,6 @@ def grade(submissions: Path, config: Path, out: Path, concurrency: int, timeout:
     return {"seconds": seconds, "load": os.getloadavg()[0], "notes": notes, "book": gradebook(out)}
 
 
-def _readable(path: Path) -> None:
-    """As root, bots run under uids of their own: the tree must be reachable."""
-    if os.geteuid() != 0:
-        return
-    for p in [path, *path.parents]:
-        if p == Path("/"):
-            break
-        if p.stat().st_mode & 0o005 != 0o005:
-            p.chmod(p.stat().st_mode | 0o005)
-
-
 def run(
     root: Path,
     per_core: int,
@@ -153,12 +115,12 @@ def run(
     own_sessions: bool = True,
 ) -> dict:
     """Grade the class idle, then loaded; the two runs and their differences."""
-    _readable(root)
+    readable(root)
     submissions = root / "class"
     submissions.mkdir()
     make_class(submissions, java=java)
     config = root / "grading.toml"
-    config.write_text(CONFIG)
+    config.write_text(GRADING_CONFIG)  # as tests/test_grade.py grades it: short limits
     idle = grade(submissions, config, root / "idle", concurrency, timeout)
     hogs = start_hogs(per_core, hog_limit, own_sessions)
     try:

@@ -51,7 +51,9 @@ Notes for the test that grades this class:
 
 from __future__ import annotations
 
+import csv
 import io
+import os
 import shutil
 import tarfile
 import zipfile
@@ -59,6 +61,48 @@ from pathlib import Path
 
 #: What the grading test puts in the grading config; trent must never see it.
 SECRET = "grading-secret-7f3a9c2e51d84b06"
+
+#: How tests/test_grade.py (with :data:`SECRET` in a comment above) and
+#: benchmarks/grade_under_load.py grade the class: small numbers, so that it grades in
+#: well under a minute on two cores and a busy machine bites.
+GRADING_CONFIG = """\
+game = "yahtzee"
+seed = 13
+[build]
+wall_s = 6
+[check]
+games = 1
+[qualify]
+games = 20
+[compete]
+format = "round-robin"
+games = 4
+house = ["sample:greedy_player"]
+[limits]
+decision_s = 0.5
+startup_s = 10
+[points]
+cap = 95
+"""
+
+
+def gradebook(out: Path) -> dict[str, dict[str, str]]:
+    """A grading run's ``gradebook.csv``, by student."""
+    with open(out / "gradebook.csv", newline="") as fh:
+        return {row["student"]: row for row in csv.DictReader(fh)}
+
+
+def readable(path: Path) -> None:
+    """As root, bots run under uids of their own: the class's tree must be reachable
+    (an ordinary user's bots run as that user, and may not chmod /tmp anyway)."""
+    if os.geteuid() != 0:
+        return
+    for p in [path, *path.parents]:
+        if p == Path("/"):
+            break
+        if p.stat().st_mode & 0o005 != 0o005:
+            p.chmod(p.stat().st_mode | 0o005)
+
 
 #: The files oscar's build tries to create outside his folder (relative names: his
 #: ``$HOME/../..``, his folder's parent, and ``/tmp``).

@@ -14,7 +14,6 @@ Every run here is the real command line in a child process, as a TA runs it.
 
 from __future__ import annotations
 
-import csv
 import json
 import os
 import shutil
@@ -28,32 +27,13 @@ import pytest
 
 from referee.grade.report import validate_gradescope
 from referee.seats.process import sandbox
-from tests.grade_class import OSCAR_MARKERS, SECRET, make_class
+from tests.grade_class import GRADING_CONFIG, OSCAR_MARKERS, SECRET, gradebook, make_class
+from tests.grade_class import readable as _readable
 
 pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
 
-#: Small numbers, so the whole class grades in well under a minute on two cores.  The
-#: secret is in the file (trent hunts for it) and must reach no student's results.
-CONFIG = f"""\
-# {SECRET}
-game = "yahtzee"
-seed = 13
-[build]
-wall_s = 6
-[check]
-games = 1
-[qualify]
-games = 20
-[compete]
-format = "round-robin"
-games = 4
-house = ["sample:greedy_player"]
-[limits]
-decision_s = 0.5
-startup_s = 10
-[points]
-cap = 95
-"""
+#: The secret is in the file (trent hunts for it) and must reach no student's results.
+CONFIG = f"# {SECRET}\n{GRADING_CONFIG}"
 
 
 def grade(*args: str, env: dict[str, str] | None = None, timeout: float = 240) -> subprocess.CompletedProcess:
@@ -65,23 +45,6 @@ def grade(*args: str, env: dict[str, str] | None = None, timeout: float = 240) -
         env={**os.environ, **(env or {})},
         stdin=subprocess.DEVNULL,
     )
-
-
-def gradebook(out: Path) -> dict[str, dict[str, str]]:
-    with open(out / "gradebook.csv", newline="") as fh:
-        return {row["student"]: row for row in csv.DictReader(fh)}
-
-
-def _readable(path: Path) -> None:
-    """As root, bots run under uids of their own: the test's tree must be reachable
-    (an ordinary user's bots run as that user, and may not chmod /tmp anyway)."""
-    if os.geteuid() != 0:
-        return
-    for p in [path, *path.parents]:
-        if p == Path("/"):
-            break
-        if p.stat().st_mode & 0o005 != 0o005:
-            p.chmod(p.stat().st_mode | 0o005)
 
 
 @pytest.fixture(scope="module")
