@@ -36,15 +36,17 @@ async def table(tmp_path: Path, players: list[dict], seed: int = 11) -> tuple[Se
     async def one(i: int, options: dict) -> None:
         transcripts[i] = await ppca_client.play("127.0.0.1", port, options.pop("name"), **options)
 
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(server.run, listeners)
-        async with trio.open_nursery() as clients:
-            for i, options in enumerate(players):
-                clients.start_soon(one, i, dict(options))
-                # First come, first seated: the next logs in once this one is in the lobby.
-                with trio.fail_after(10):
-                    while len(server._seen) <= i:
-                        await trio.sleep(0.005)
+    # The clients read until the server closes: a server that never finishes fails the test.
+    with trio.fail_after(120):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(server.run, listeners)
+            async with trio.open_nursery() as clients:
+                for i, options in enumerate(players):
+                    clients.start_soon(one, i, dict(options))
+                    # First come, first seated: the next logs in once this one is in the lobby.
+                    with trio.fail_after(10):
+                        while len(server._seen) <= i:
+                            await trio.sleep(0.005)
     return server, transcripts
 
 
