@@ -89,10 +89,8 @@ def play_lineup(arena, bots: list[int], executor=None) -> int:
         )
 
     async def main() -> None:
-        from referee.tournament.executors.local import MatchExecutor
-
         own = executor is None
-        runner = executor or MatchExecutor(1, arena.folder / "workers")
+        runner = executor or ladder.LocalSlot(arena.folder / "workers")
         (arena.folder / "workers").mkdir(exist_ok=True)
         try:
             with trio.fail_after(arena.config.ladder.match_wall_s + 120):

@@ -27,6 +27,7 @@ import trio
 from referee.match.spec import MatchSpec
 from referee.tournament import wire
 from referee.tournament.cluster import BotMismatch, ClusterError, close_client, connect, one_line
+from referee.tournament.executors import Handler
 
 #: Bots this worker process has checked: (home, hash).
 _checked: set[tuple[str, str]] = set()
@@ -76,11 +77,15 @@ def play_task(key: str, spec_bytes: bytes, hashes: dict[str, str], wall_s: float
     return address, timed_out, msgspec.msgpack.encode(messages)
 
 
-class Cluster:
-    """The arena's executor on a Dask cluster, shared by every ladder slot."""
+#: How long past the wall limit the arena waits for a task to come back (the match is
+#: stopped on the worker at the limit: this only covers a lost scheduler or worker).
+RETURN_S = 120.0
 
-    #: The task bounds the match itself (:func:`play_task`).
-    bounded = True
+
+class Cluster:
+    """The arena's executor on a Dask cluster, shared by every ladder slot
+    (a :class:`referee.arena.ladder.Slot`): the task bounds the match itself
+    (:func:`play_task`)."""
 
     def __init__(self, address: str, log: Path | None = None) -> None:
         self.address = address
@@ -106,9 +111,10 @@ class Cluster:
             out[bot.name] = self.hashes[ident]
         return out
 
-    async def play_one(self, key: str, spec: MatchSpec, wall_s: float, handle) -> bool:
+    async def play_one(self, key: str, spec: MatchSpec, wall_s: float, handle: Handler) -> bool:
         """Play one match on the cluster; whether it was stopped at ``wall_s``.  Its
-        messages reach ``handle`` when it is over."""
+        messages reach ``handle`` when it is over; ClusterError (a WorkerLost) when it
+        failed there or did not come back within ``wall_s`` + :data:`RETURN_S`."""
         hashes = await trio.to_thread.run_sync(self._hashes, spec)
         future = self.client.submit(
             play_task,
@@ -120,7 +126,8 @@ class Cluster:
             pure=False,
         )
         try:
-            address, stopped, encoded = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
+            with trio.move_on_after(wall_s + RETURN_S) as scope:
+                result = await trio.to_thread.run_sync(future.result, abandon_on_cancel=True)
         except BotMismatch as exc:
             raise ClusterError(str(exc)) from None
         except Exception as exc:  # the task's own error, or a lost scheduler
@@ -128,11 +135,14 @@ class Cluster:
         finally:
             if not future.done():
                 self.client.cancel([future])
+        if scope.cancelled_caught:
+            raise ClusterError(f"the cluster did not return the match within {wall_s + RETURN_S:g} s")
+        address, stopped, encoded = result
         self.matches[address] = self.matches.get(address, 0) + 1
         for message in msgspec.msgpack.decode(encoded, type=list[wire.ToParent]):
             handle(message)
         return bool(stopped)
 
-    async def close(self, handle=None) -> None:
+    async def close(self, handle: Handler | None = None) -> None:
         with trio.CancelScope(shield=True):
             await trio.to_thread.run_sync(close_client, self.client)

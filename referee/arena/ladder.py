@@ -23,8 +23,9 @@ benched (off the ladder until its author submits again).  A match is committed w
 its end (games, record, forfeits, game counts), so a crash either counts it once or
 replays it.
 
-Matches are played by the tournament's executors: a local worker process per slot
-(:class:`referee.tournament.executors.local.MatchExecutor`), or Dask tasks on a cluster
+Matches are played through a :class:`Slot`, which bounds each by the wall limit where it
+is played: a local worker process per slot (:class:`LocalSlot`, the tournament's
+:class:`~referee.tournament.executors.local.MatchExecutor`), or Dask tasks on a cluster
 (:mod:`referee.arena.cluster`, ``--cluster``).
 """
 
@@ -34,6 +35,8 @@ import hashlib
 import json
 import math
 import time
+from pathlib import Path
+from typing import Protocol
 
 import msgspec
 import trio
@@ -44,6 +47,7 @@ from referee.core.botspec import BotSpec, BotSpecError, resolve
 from referee.core.records import BotFigures, GameRecord, MatchRecord
 from referee.match.spec import MatchConfig, MatchSpec
 from referee.tournament import wire
+from referee.tournament.executors import Handler
 from referee.tournament.executors.local import MatchExecutor
 from referee.tournament.workers import WorkerLost
 
@@ -291,9 +295,53 @@ def charge_wall(arena: Arena, mid: int, record: MatchRecord | None) -> int | Non
     return bid
 
 
-async def play(arena: Arena, executor, mid: int) -> bool:
-    """Play match ``mid``; whether the executor is still usable (a local one is replaced
-    after a lost worker or a wall stop; a cluster's is shared and kept)."""
+class Slot(Protocol):
+    """What a ladder slot plays a match through: :class:`LocalSlot` (a worker process of
+    its own) or :class:`referee.arena.cluster.Cluster` (shared by every slot).  Either
+    bounds the match by ``wall_s`` itself, where it is played."""
+
+    async def play_one(self, key: str, spec: MatchSpec, wall_s: float, handle: Handler) -> bool:
+        """Play one match, its messages to ``handle``; whether it was stopped at
+        ``wall_s`` (its partial record handed over).  WorkerLost when it could not be
+        played; the slot is usable again either way."""
+        ...
+
+    async def close(self, handle: Handler | None = None) -> None: ...
+
+
+class LocalSlot:
+    """A slot's own worker process: the tournament's
+    :class:`~referee.tournament.executors.local.MatchExecutor`, a match bounded here — at
+    ``wall_s`` it is stopped as the tournament stops one (the worker's input closed, its
+    partial record with each bot's answer times handed over, the worker ended), and the
+    slot takes a fresh worker, as after a lost one."""
+
+    def __init__(self, workers: Path) -> None:
+        self._workers = workers
+        self._executor = MatchExecutor(1, workers)
+
+    async def play_one(self, key: str, spec: MatchSpec, wall_s: float, handle: Handler) -> bool:
+        try:
+            with trio.move_on_after(wall_s) as scope:
+                await self._executor.play([wire.RoundMatch(key, spec)], handle)
+        except WorkerLost:
+            await self._renew()
+            raise
+        if scope.cancelled_caught:
+            await self._renew(handle)
+        return scope.cancelled_caught
+
+    async def _renew(self, handle: Handler | None = None) -> None:
+        await self._executor.close(handle)
+        self._executor = MatchExecutor(1, self._workers)
+
+    async def close(self, handle: Handler | None = None) -> None:
+        await self._executor.close(handle)
+
+
+async def play(arena: Arena, slot: Slot, mid: int) -> None:
+    """Play match ``mid`` through ``slot``, and store how it ended: whole, failed, or
+    stopped at ``ladder.match_wall_s`` and charged (:func:`charge_wall`)."""
     spec = spec_of(arena, mid)
     attempt = arena.store.row("SELECT attempts FROM matches WHERE id = ?", mid)[0]
     key = f"{mid}.{attempt}"
@@ -306,54 +354,35 @@ async def play(arena: Arena, executor, mid: int) -> bool:
         elif isinstance(message, wire.Closed) and message.key == key:
             closed.append(message)
 
-    wall = arena.config.ladder.match_wall_s
-    cluster = getattr(executor, "bounded", False)
-    stopped = False
     try:
-        if cluster:  # the task stops the match itself at the wall limit; this is a safety net
-            with trio.move_on_after(wall + 120) as scope:
-                stopped = await executor.play_one(key, spec, wall, handle)
-        else:
-            with trio.move_on_after(wall) as scope:
-                await executor.play([wire.RoundMatch(key, spec)], handle)
+        stopped = await slot.play_one(key, spec, arena.config.ladder.match_wall_s, handle)
     except WorkerLost as exc:
         fail(arena, mid, f"the match's worker was lost: {exc}")
-        return cluster
-    if scope.cancelled_caught and not cluster:
-        # Stop it as the tournament stops a match: the worker's input closed, its partial
-        # record (each bot's answer times) handed over, then the worker ended.
-        await executor.close(handle)
-        stopped = True
-    if scope.cancelled_caught and cluster:
-        fail(arena, mid, f"stopped: the cluster did not return the match within {wall + 120:g} s")
-        return True
+        return
     if stopped:
         charge_wall(arena, mid, closed[-1].record if closed else None)
-        return cluster
+        return
     if not closed:
         fail(arena, mid, "the match ended without a record")
-        return cluster
+        return
     end = closed[-1]
     if end.error is not None or end.record.evidence is None or not end.record.completed:
         fail(arena, mid, end.error or end.record.stopped or "the match recorded no evidence")
-        return True
+        return
     games.sort(key=lambda g: g.game)
     store_result(arena, mid, end.record, games)
-    return True
 
 
-async def run(arena: Arena, concurrency: int, cluster=None) -> None:
+async def run(arena: Arena, concurrency: int, cluster: Slot | None = None) -> None:
     """``concurrency`` slots, each playing one match after another, forever: each with a
-    local worker of its own, or all through ``cluster`` (:class:`referee.arena.cluster.Cluster`)."""
+    local worker of its own (:class:`LocalSlot`), or all through ``cluster``
+    (:class:`referee.arena.cluster.Cluster`)."""
     busy: set[int] = set()
     workers = arena.folder / "workers"
     workers.mkdir(exist_ok=True)
 
-    def fresh():
-        return cluster if cluster is not None else MatchExecutor(1, workers)
-
     async def slot(index: int) -> None:
-        executor = fresh()
+        player = cluster if cluster is not None else LocalSlot(workers)
         try:
             while True:
                 wake = arena.ladder_wake
@@ -365,16 +394,13 @@ async def run(arena: Arena, concurrency: int, cluster=None) -> None:
                 bots = set(json.loads(arena.store.row("SELECT bots FROM matches WHERE id = ?", mid)[0]))
                 busy.update(bots)
                 try:
-                    usable = await play(arena, executor, mid)
+                    await play(arena, player, mid)
                 finally:
                     busy.difference_update(bots)
-                if not usable:
-                    await executor.close()
-                    executor = fresh()
                 arena.wake_ladder()
         finally:
             if cluster is None:
-                await executor.close()
+                await player.close()
 
     async with trio.open_nursery() as nursery:
         for index in range(concurrency):
