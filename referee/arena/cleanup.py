@@ -102,7 +102,7 @@ async def run(arena: Arena) -> None:
     """A pass at start and every :data:`EVERY_S`; a failed pass is said and retried later."""
     while True:
         try:
-            removed = await trio.to_thread.run_sync(clean, arena)
+            removed = await trio.to_thread.run_sync(clean, arena, abandon_on_cancel=True)
         except Exception as exc:  # the disk or the store: the server goes on
             print(f"arena: the clean-up pass failed: {exc}", flush=True)
         else:

@@ -115,7 +115,7 @@ class Cluster:
         """Play one match on the cluster; whether it was stopped at ``wall_s``.  Its
         messages reach ``handle`` when it is over; ClusterError (a WorkerLost) when it
         failed there or did not come back within ``wall_s`` + :data:`RETURN_S`."""
-        hashes = await trio.to_thread.run_sync(self._hashes, spec)
+        hashes = await trio.to_thread.run_sync(self._hashes, spec, abandon_on_cancel=True)
         future = self.client.submit(
             play_task,
             key,

@@ -198,7 +198,7 @@ async def process(arena: Arena, sid: int) -> str:
     store.set_submission(sid, state="unpacking", steps=recorded)
     entry = arena.folder / "uploads" / relative
     limits = arena.config.unpack.limits()
-    unpacked = await trio.to_thread.run_sync(unpack.unpack_one, entry, work, limits)
+    unpacked = await trio.to_thread.run_sync(unpack.unpack_one, entry, work, limits, abandon_on_cancel=True)
     if isinstance(unpacked, unpack.Refused):
         recorded["unpack"] = {"outcome": unpacked.outcome, "summary": unpacked.reason}
         return finish("unpack", unpacked.outcome, unpacked.reason)

@@ -77,8 +77,8 @@ async def run(arena: Arena) -> None:
     rater = Rater()
     while True:
         try:
-            if await trio.to_thread.run_sync(rater.stale, arena):
-                ratings = await trio.to_thread.run_sync(rater.fit, arena)
+            if await trio.to_thread.run_sync(rater.stale, arena, abandon_on_cancel=True):
+                ratings = await trio.to_thread.run_sync(rater.fit, arena, abandon_on_cancel=True)
                 store_ratings(arena, ratings)
                 arena.wake_ladder()
         except Exception as exc:  # a fit that fails must not stop the ladder: said, retried

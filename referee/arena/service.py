@@ -5,7 +5,9 @@ Hypercorn serves the Starlette application on trio; a socket bound here is hande
 127.0.0.1 (or ::1, localhost) is served without TLS: another ``--host`` needs
 ``--certfile`` and ``--keyfile``.  At start the store recovers (:meth:`Store.recover`)
 and stray uploads are swept; SIGINT or SIGTERM stops everything, and a match cut short
-is played again at the next start.
+is played again at the next start.  Stopping is bounded: Hypercorn's grace
+(``graceful_timeout``), the workers' stop grace; a thread still unpacking an upload,
+fitting the ratings or cleaning up is abandoned, not waited for (its work is redone).
 """
 
 from __future__ import annotations
