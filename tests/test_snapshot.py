@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from conftest import BOT_PYTHON, ROOT, SAMPLES
+from test_tournament import poll_until
 
 from referee.core.botspec import BotSpecError, resolve
 from referee.tournament import snapshot
@@ -138,12 +139,12 @@ def test_kill_and_resume_with_files_changing_beside_the_bots_equals_an_uninterru
             stdin=subprocess.DEVNULL, env={**os.environ, "PYTHONPATH": str(ROOT)},
         )  # fmt: skip
         try:
-            deadline = time.monotonic() + 60
-            while proc.poll() is None and time.monotonic() < deadline:
-                # The store, and the three snapshots beside sources.json.
-                if (comp / "cup" / "results.sqlite").exists() and _snapshots(comp / "cup") == 3:
-                    break
-                time.sleep(0.01)
+            # The store, and the three snapshots beside sources.json.
+            poll_until(
+                proc,
+                lambda: (comp / "cup" / "results.sqlite").exists() and _snapshots(comp / "cup") == 3,
+                every=0.01,
+            )
             time.sleep(0.5)
             (comp / "greedy.py").write_text("raise SystemExit('edited after the start')\n")
             (comp / ".greedy.py.swp").write_bytes(b"vim")
@@ -181,13 +182,9 @@ def test_a_kill_during_a_snapshot_leaves_no_tournament_and_the_same_command_star
     )  # fmt: skip
     hit = False
     try:
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and time.monotonic() < deadline:
-            if list((tmp_path / "t" / "bots").glob(".taking-*")):
-                proc.send_signal(signal.SIGKILL)
-                hit = True
-                break
-            time.sleep(0.001)
+        if poll_until(proc, lambda: any((tmp_path / "t" / "bots").glob(".taking-*"))):
+            proc.send_signal(signal.SIGKILL)
+            hit = True
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -21,6 +21,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 
 import psutil
@@ -55,6 +56,19 @@ def referee(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str
         cwd=ROOT,
         stdin=subprocess.DEVNULL,
     )
+
+
+def poll_until(
+    proc: subprocess.Popen, seen: Callable[[], bool], *, timeout: float = 60, every: float = 0.001
+) -> bool:
+    """Look every ``every`` s whether ``seen()`` holds while ``proc`` runs: True as soon
+    as it does; False when the process ended first or ``timeout`` s passed."""
+    deadline = time.monotonic() + timeout
+    while proc.poll() is None and time.monotonic() < deadline:
+        if seen():
+            return True
+        time.sleep(every)
+    return False
 
 
 def tournament(out: Path, *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
@@ -661,9 +675,7 @@ def test_sigkill_of_a_dice_poker_tournament_then_resume_keeps_every_stored_deal(
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and _games_stored(out) < 1500 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        poll_until(proc, lambda: _games_stored(out) >= 1500, every=0.02)
         if proc.poll() is not None:
             pytest.skip("the tournament finished before the kill")
         proc.send_signal(signal.SIGKILL)
@@ -706,9 +718,7 @@ def test_an_interrupted_dice_poker_tournament_says_what_a_resume_keeps(tmp_path)
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
     )  # fmt: skip
     try:
-        deadline = time.monotonic() + 60
-        while proc.poll() is None and _games_stored(out) < 500 and time.monotonic() < deadline:
-            time.sleep(0.02)
+        poll_until(proc, lambda: _games_stored(out) >= 500, every=0.02)
         proc.send_signal(signal.SIGINT)
         _, err = proc.communicate(timeout=60)
     finally:
@@ -741,14 +751,10 @@ def test_a_kill_while_the_tournament_is_being_created_leaves_it_to_start_again(t
     )  # fmt: skip
     hit = False
     try:
-        while proc.poll() is None:
-            # The writer's lock is taken before the hashing; the store is written after it.
-            if (out / "results.sqlite.lock").exists():
-                if not (out / "results.sqlite").exists():
-                    proc.kill()
-                    hit = True
-                break
-            time.sleep(0.001)
+        # The writer's lock is taken before the hashing; the store is written after it.
+        if poll_until(proc, (out / "results.sqlite.lock").exists) and not (out / "results.sqlite").exists():
+            proc.kill()
+            hit = True
     finally:
         if proc.poll() is None:
             proc.kill()
