@@ -146,7 +146,9 @@ def add_parser(sub: argparse._SubParsersAction) -> argparse.ArgumentParser:
         "--sprt",
         metavar="'elo0=E0 elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic]'",
         help="gauntlet, round robin of two-bot matches: stop each match as soon as a sequential "
-        "probability ratio test decides (a gauntlet tests its candidate; --games is the most played)",
+        "probability ratio test decides (a gauntlet tests its candidate; --games is the most played); "
+        "elo0, elo1 for games ranked by wins; 'mean0=M0 mean1=M1', the mean edge per game, for games "
+        "ranked by score (dice poker, Hold'em)",
     )
     parser.add_argument(
         "--recover", action="store_true", default=None, help="restart a crashed bot for its next game"

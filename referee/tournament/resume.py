@@ -91,14 +91,14 @@ def prepare(store: Store, plan: Plan, game: type[Game], *, replay_all: bool, fin
 
 
 def _cut_short(n: int) -> str:
-    """ "1 match cut short", "2 matches cut short", "the match cut short"…"""
+    """ "1 match cut short", "2 matches cut short"…"""
     return f"{_count(n, 'match')} cut short"
 
 
 def _estimate(store: Store, left: int) -> str:
-    pace = last_pace(store)
     if left <= 0:
         return ""
+    pace = last_pace(store)
     if pace is None:
         return f"; {_count(left, 'game')} to play"
     return f"; {_count(left, 'game')} to play, about {_duration(left / pace)} at the last run's pace"
@@ -152,7 +152,6 @@ class Pace:
         """What a stop keeps and what a resume will play again (module docstring)."""
         stored = self.store.game_count()
         total = self.store.registered_games()
-        cut = self.store.unfinished_games()
         if game.lifetime is Lifetime.TOURNAMENT:
             line = (
                 f"{_count(stored, 'game')} stored, all kept by --resume (the bots restart without their "
@@ -160,6 +159,7 @@ class Pace:
             )
             left = total - stored
         else:
+            cut = self.store.unfinished_games()
             lost = sum(cut.values())
             line = f"{_count(stored - lost, 'game')} of done matches kept"
             if cut:
