@@ -261,10 +261,10 @@ class BotProcess(Seat):
         self._slow_answers = 0
         self._slow: list[tuple[int, int, bool]] = []
         self._stat_fds: dict[int, int] = {}  # pid -> /proc/PID/stat, for _cpu_reading
-        # Issue 28: each known process's threads' schedstat (pid -> descriptors), and the
-        # bot's and the referee's run delay (ns) when a slow wait began (_start_cpu_watch)
-        # and when the bot was started: what tells a starved bot from a slow one.
-        self._sched_fds: dict[int, list[int]] = {}
+        # Issue 28: the run delay of its known processes' threads, and the bot's and the
+        # referee's run delay (ns) when a slow wait began (_start_cpu_watch) and when the
+        # bot was started: what tells a starved bot from a slow one.
+        self._delays = overload.KeptDelays()
         self._wait_delay: tuple[int, int] | None = None
         self._start_delay = 0
         self._cgroup_cpu: sandbox.cgroups.CpuCounter | None = None  # the same, with a cgroup
@@ -338,7 +338,6 @@ class BotProcess(Seat):
         self._spawned = True
         self.pid = spawned.pid
         self._status_fd = spawned.status_fd
-        sandbox.LEADERS.add(self.pid)
         self._wfd, self._rfd, self._efd = in_w, out_r, err_r
         for fd in (self._wfd, self._rfd, self._efd):
             os.set_blocking(fd, False)
@@ -419,7 +418,7 @@ class BotProcess(Seat):
             self._read_status()
             self._close_fd("_status_fd")
             self._close_cpu_readers()
-            self._close_sched_readers()
+            self._delays.close()
             self._account_exit()
             self._write_stderr()
             self._remove_workdir()
@@ -891,32 +890,11 @@ class BotProcess(Seat):
 
     def _delay_reading(self) -> tuple[int, int] | None:
         """The run delay (ns) of the bot's known processes' threads, and the referee's:
-        issue 28's evidence of a starved bot.  Descriptors kept open (a /proc open costs
-        tens of µs on a VM, a pread a few), the threads listed once per process; only
-        slow requests pay for it, as for the CPU reading.  None after the bot is closed."""
+        issue 28's evidence of a starved bot.  Only slow requests pay for it, as for the
+        CPU reading (a few µs a thread).  None after the bot is closed."""
         if self._closed or self._ps is None:
             return None
-        fds = self._sched_fds
-        for pid in fds.keys() - self._seen.keys():
-            for fd in fds.pop(pid):
-                os.close(fd)
-        delay = 0
-        for pid in self._seen:
-            tasks = fds.get(pid)
-            if tasks is None:
-                tasks = fds[pid] = _open_schedstats(pid)
-            for fd in tasks:
-                try:
-                    delay += int(os.pread(fd, 256, 0).split(maxsplit=2)[1])
-                except (OSError, ValueError, IndexError):
-                    continue
-        return delay, overload.referee_delay_ns()
-
-    def _close_sched_readers(self) -> None:
-        for tasks in self._sched_fds.values():
-            for fd in tasks:
-                os.close(fd)
-        self._sched_fds.clear()
+        return self._delays.read(self._seen.keys()), overload.referee_delay_ns()
 
     def _judge_overload(self, wall_ns: int, cpu_ns: int, limit_s: float) -> str | None:
         """Whether a timeout was the machine's (issue 28, :mod:`referee.core.overload`):
@@ -1467,19 +1445,6 @@ class BotProcess(Seat):
 _OWNED_BY_A_REFEREE = re.compile(
     r"referee-(?:stderr-(\d{1,7})-[0-9a-f]{8}|(\d{1,7})-[A-Za-z0-9._-]+-[a-z0-9_]{8})"
 )
-
-
-def _open_schedstats(pid: int) -> list[int]:
-    """Descriptors of /proc/PID/task/TID/schedstat for each thread of ``pid`` now."""
-    fds: list[int] = []
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except OSError:
-        return fds
-    for tid in tasks:
-        with contextlib.suppress(OSError):
-            fds.append(os.open(f"/proc/{pid}/task/{tid}/schedstat", os.O_RDONLY | os.O_CLOEXEC))
-    return fds
 
 
 def sweep_stale_directories(tmp: str | None = None) -> int:
