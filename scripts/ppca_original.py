@@ -846,7 +846,29 @@ def replay(hand: Hand) -> Outcome:
     board = [deck[2 * m + 1], deck[2 * m + 2], deck[2 * m + 3], deck[2 * m + 5], deck[2 * m + 7]]
     if hole != hand.hole_sent or board[: len(hand.board_seen)] != hand.board_seen:
         raise ValueError("the deck line does not match the cards dealt")
-    state = HoldemState(
+    snapshots: list[list[tuple[int, tuple[int, ...]]]] = []
+
+    class Snapshotting(HoldemState):
+        """The pots at each round's end: _end_round goes on to one of these three (a hand
+        whose blinds put everyone all-in ends its rounds inside the constructor)."""
+
+        def _snapshot(self) -> None:
+            if self.street_commit:  # not the hand's first round starting
+                snapshots.append([(amount, tuple(sorted(seats))) for amount, seats in self._pots])
+
+        def _begin_round(self) -> None:
+            self._snapshot()
+            super()._begin_round()
+
+        def _award(self, seat: int) -> None:
+            self._snapshot()
+            super()._award(seat)
+
+        def _showdown(self, contenders: list[int]) -> None:
+            self._snapshot()
+            super()._showdown(contenders)
+
+    state = Snapshotting(
         n,
         random.Random(0),
         chips=hand.start_chips,
@@ -859,19 +881,6 @@ def replay(hand: Hand) -> Outcome:
     if state.dealer != hand.dealer or blinds != hand.blinds:
         raise ValueError(f"set-up differs: dealer {state.dealer}, blinds {blinds} vs {hand.blinds}")
     state.set_cards(hole, board)
-    snapshots: list[list[tuple[int, tuple[int, ...]]]] = []
-
-    def snapshotting(method: Any) -> Any:
-        def wrapper(*a: Any) -> Any:
-            snapshots.append([(amount, tuple(sorted(seats))) for amount, seats in state._pots])
-            return method(*a)
-
-        return wrapper
-
-    # The pots at each round's end: _end_round goes on to one of these three.
-    state._begin_round = snapshotting(state._begin_round)  # type: ignore[method-assign]
-    state._award = snapshotting(state._award)  # type: ignore[method-assign]
-    state._showdown = snapshotting(state._showdown)  # type: ignore[method-assign]
 
     queues: dict[tuple[int, Any], collections.deque[Req]] = collections.defaultdict(collections.deque)
     for r in hand.reqs:
