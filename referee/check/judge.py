@@ -7,7 +7,7 @@ import math
 from dataclasses import dataclass, field
 
 from referee.check.figures import counted, duration, mib, stderr_last_lines
-from referee.check.observe import CheckProcess, Overload, Stray
+from referee.check.observe import ITEM_OF_WAIT, CheckProcess, Overload, Stray
 from referee.check.run import SEND_TO_CHECK, CheckRun, Fault
 from referee.core.limits import Limits
 from referee.core.verdict import Verdict, printable
@@ -329,11 +329,10 @@ def _coverage(j: _Judging) -> None:
 
 def _overload_notes(j: _Judging) -> None:
     """Issue 28: late waits the machine caused, said where they count."""
-    overloads: dict[str, list[Overload]] = {"startup": [], "time": [], "eof": []}
+    overloads: dict[str, list[Overload]] = {key: [] for key in ITEM_OF_WAIT.values()}
     for process in j.processes:
         for overload in process.overloads:
-            key = {"first answer": "startup", "decision": "time"}.get(overload.what, "eof")
-            overloads[key].append(overload)
+            overloads[overload.item].append(overload)
     for key, found in overloads.items():
         caused = [o for o in found if o.machine_caused]
         if caused and j.items[key].status != "skip":

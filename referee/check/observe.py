@@ -33,12 +33,6 @@ SLOW_START_NOTICE_S = 5.0
 #: Bytes of leftover output read from a bot that has exited.
 LEFTOVER_MAX = 1 << 16
 
-#: Issue 28, a late answer (or a late exit on EOF) the grading machine caused, not the
-#: bot: the rule and its thresholds are referee.core.overload's (docs/grading.md).
-OVERLOAD_CPU_SHARE = machine.CPU_SHARE
-OVERLOAD_WAIT_SHARE = machine.WAIT_SHARE
-OVERLOAD_REFEREE_WAIT_SHARE = machine.REFEREE_WAIT_SHARE
-
 # ---------------------------------------------------------------------------- observing the bot
 
 
@@ -64,19 +58,27 @@ class Eof:
     clean: bool
 
 
-schedstat = machine.schedstat
+#: The checklist item each kind of timed wait counts for.
+ITEM_OF_WAIT = {"first answer": "startup", "decision": "time", "exit on EOF": "eof"}
 
 
 @dataclass
 class Overload:
-    """What a timed wait for the bot showed of the machine (all in seconds)."""
+    """What a timed wait for the bot showed of the machine (all in seconds): a late answer
+    (or a late exit on EOF) the grading machine caused, not the bot, by
+    :func:`referee.core.overload.machine_caused` (issue 28, docs/grading.md)."""
 
-    what: str  #: "decision", "first answer", "exit on EOF"
+    what: str  #: "decision", "first answer", "exit on EOF": a key of ITEM_OF_WAIT
     wall: float
     limit: float
     cpu: float  #: the bot's CPU meanwhile
     bot_wait: float  #: how long the bot was runnable without a CPU
     referee_wait: float  #: how long the referee was
+
+    @property
+    def item(self) -> str:
+        """The checklist item's key this wait counts for."""
+        return ITEM_OF_WAIT[self.what]
 
     @property
     def machine_caused(self) -> bool:
@@ -96,11 +98,11 @@ class _Watch:
     def __init__(self, pids: list[int]) -> None:
         self.pids = pids
         self.began = time.monotonic()
-        self.bot = schedstat(pids)
-        self.referee = schedstat()
+        self.bot = machine.schedstat(pids)
+        self.referee = machine.schedstat()
 
     def end(self, what: str, limit: float) -> Overload:
-        bot, referee = schedstat(self.pids), schedstat()
+        bot, referee = machine.schedstat(self.pids), machine.schedstat()
         return Overload(
             what=what,
             wall=time.monotonic() - self.began,

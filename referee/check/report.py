@@ -75,8 +75,7 @@ def render(run: CheckRun, items: list[Item], color: bool) -> str:
 def machine_caused(run: CheckRun, items: list[Item]) -> list[str]:
     """The failing items (startup, decision time, exit on EOF) with a late wait the
     machine caused (:attr:`Overload.machine_caused`): what a replay may pass."""
-    keys = {"first answer": "startup", "decision": "time", "exit on EOF": "eof"}
-    caused = {keys[o.what] for p in run.processes for o in p.overloads if o.machine_caused}
+    caused = {o.item for p in run.processes for o in p.overloads if o.machine_caused}
     return [item.key for item in items if item.status == "fail" and item.key in caused]
 
 

@@ -14,11 +14,12 @@ from typing import Any
 import msgspec
 import trio
 
-from referee.check.observe import CheckProcess, Recorder, schedstat
+from referee.check.observe import CheckProcess, Recorder
 from referee.check.plan import CheckMatch, plan_phases
 from referee.core import interrupts
 from referee.core.botspec import BotSpec
 from referee.core.limits import LimitsOverride
+from referee.core.overload import schedstat
 from referee.core.records import GameRecord
 from referee.core.verdict import Verdict
 from referee.games.base import Game
