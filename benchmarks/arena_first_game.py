@@ -21,7 +21,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.arena_helpers import SAMPLES, Server, call, init, upload  # noqa: E402
+from tests.arena_helpers import SAMPLES, Server, init, upload, wait_done, wait_for  # noqa: E402
 
 
 def main() -> None:
@@ -47,26 +47,21 @@ def main() -> None:
                 status, made = upload(server, tokens[student], "bot.py", source)
                 assert status == 201, made
                 t_up = time.time()
-                while True:
-                    data = call(f"{server.url}/api/submissions/{made['id']}", tokens[student])[1]
-                    if data["done"]:
-                        break
-                    time.sleep(0.05)
+                data = wait_done(server, tokens[student], made["id"], timeout=300)
                 assert data["outcome"] == "ok", data
                 checked = data["finished"]
                 bot = data["bot"]
                 with sqlite3.connect(folder / "arena.sqlite", timeout=30) as conn:
-                    deadline = time.monotonic() + 300
-                    while True:
-                        row = conn.execute(
+                    row = wait_for(
+                        lambda bot=bot: conn.execute(
                             "SELECT m.started, m.finished FROM matches m JOIN match_bots b ON b.match_id = m.id "
                             "WHERE b.bot_id = ? AND m.state = 'done' ORDER BY m.id LIMIT 1",
                             (bot,),
-                        ).fetchone()
-                        if row:
-                            break
-                        assert time.monotonic() < deadline, "no first match within 300 s"
-                        time.sleep(0.05)
+                        ).fetchone(),
+                        300,
+                        "a first ladder match",
+                        step=0.05,
+                    )
                 started, finished = row
                 rows.append((t_up - t0, checked - t0, started - t0, finished - t0))
                 print(
@@ -77,9 +72,11 @@ def main() -> None:
             server.stop()
         lo = [min(r[k] for r in rows) for k in range(4)]
         hi = [max(r[k] for r in rows) for k in range(4)]
+        gaps = [r[2] - r[1] for r in rows]
         print(
-            f"over {len(rows)} uploads: checked {lo[1]:.1f}–{hi[1]:.1f} s after the upload, first ladder match "
-            f"started {lo[2]:.1f}–{hi[2]:.1f} s and ended {lo[3]:.1f}–{hi[3]:.1f} s after it"
+            f"over {len(rows)} uploads: upload round trip {lo[0] * 1000:.0f}–{hi[0] * 1000:.0f} ms; checked "
+            f"{lo[1]:.1f}–{hi[1]:.1f} s after the upload, first ladder match started {min(gaps):.1f}–{max(gaps):.1f} s "
+            f"after the check and ended {lo[3]:.1f}–{hi[3]:.1f} s after the upload"
         )
 
 

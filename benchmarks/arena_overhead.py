@@ -82,8 +82,10 @@ def arena_run(tmp: Path, bots: list[Path], games: int, matches: int) -> tuple[li
         async with trio.open_nursery() as nursery:
             nursery.start_soon(ladder.run, arena, 1)
             nursery.start_soon(rating.run, arena)
-            while arena.store.one("SELECT count(*) FROM matches WHERE state = 'done'")[0] < matches:
-                await trio.sleep(0.05)
+            # Bounded: a match that fails is never done (ten minutes is ~40× the expected run).
+            with trio.fail_after(600):
+                while arena.store.row("SELECT count(*) FROM matches WHERE state = 'done'")[0] < matches:
+                    await trio.sleep(0.05)
             nursery.cancel_scope.cancel()
 
     trio.run(main)
