@@ -38,9 +38,10 @@ check that both agree.
 
 from __future__ import annotations
 
+import enum
 import re
 from collections.abc import Sequence
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from protocol.lines import show
 
@@ -102,16 +103,17 @@ class Bid(NamedTuple):
     face: int
 
 
-class Challenge:
-    """The decision to call the current bid; :data:`CHALLENGE` is its only instance."""
+class Challenge(enum.Enum):
+    """The decision to call the current bid; :data:`CHALLENGE` is its only member (an
+    enum, so that ``action is CHALLENGE`` narrows a :data:`Action` for the checker)."""
 
-    __slots__ = ()
+    CHALLENGE = "CHALLENGE"
 
     def __repr__(self) -> str:
         return "CHALLENGE"
 
 
-CHALLENGE = Challenge()
+CHALLENGE: Final = Challenge.CHALLENGE
 
 #: A decoded reply.
 Action = Bid | Challenge

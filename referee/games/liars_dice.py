@@ -51,7 +51,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from protocol import liars_dice as wire
-from protocol.liars_dice import CHALLENGE, Bid, Challenge
+from protocol.liars_dice import CHALLENGE, Bid
 from referee.core.limits import GiB, Limits
 from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import DeadBot, Event, Game, GameState, Lifetime, SeatCount
@@ -280,7 +280,7 @@ class LiarsDiceState(GameState):
     def illegal(self, seat: int, action: wire.Action) -> str | None:
         if seat != self._turn or self._over:
             return wire.NOT_YOUR_TURN
-        if isinstance(action, Challenge):
+        if action is CHALLENGE:
             return None if self._bid is not None else wire.FIRST_TURN_CHALLENGE
         quantity, face = action
         if 2 <= face <= 6 and 1 <= quantity <= self._in_play and (self._bid is None or action > self._bid):
@@ -288,7 +288,7 @@ class LiarsDiceState(GameState):
         return wire.illegal_reason(self._in_play, self._bid, action)  # says which rule, slowly
 
     def apply(self, seat: int, action: wire.Action) -> None:
-        if isinstance(action, Challenge):
+        if action is CHALLENGE:
             self._challenge(seat)
             return
         self._bids.append((seat, action))
@@ -399,7 +399,7 @@ class LiarsDiceState(GameState):
         return 1 + len(wire.FACES) * wire.DICE_PER_SEAT * self._n
 
     def action_index(self, seat: int, action: wire.Action) -> int:
-        if isinstance(action, Challenge):
+        if action is CHALLENGE:
             return 0
         quantity, face = action
         if not (1 <= quantity <= wire.DICE_PER_SEAT * self._n and face in wire.FACES):
