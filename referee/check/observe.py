@@ -93,16 +93,19 @@ class Overload:
 
 
 class _Watch:
-    """A snapshot of the bot's and the referee's CPU and run delay, to measure a wait."""
+    """A snapshot of the bot's and the referee's CPU and run delay, to measure a wait.
+
+    Taken before every request, so it reads the processes the bot is known to have
+    (cheap); :meth:`end`, at a late answer only, reads the whole tree as it is then (a
+    scan of /proc, milliseconds): a process started since counts from its birth."""
 
     def __init__(self, pids: list[int]) -> None:
-        self.pids = pids
         self.began = time.monotonic()
         self.bot = machine.schedstat(pids)
         self.referee = machine.schedstat()
 
-    def end(self, what: str, limit: float) -> Overload:
-        bot, referee = machine.schedstat(self.pids), machine.schedstat()
+    def end(self, what: str, limit: float, pids: list[int]) -> Overload:
+        bot, referee = machine.schedstat(pids), machine.schedstat()
         return Overload(
             what=what,
             wall=time.monotonic() - self.began,
@@ -210,7 +213,7 @@ class CheckProcess(BotProcess):
         self._look_for_stray_output()
         self.requests += 1
         first = self.first_answer_s is None
-        watch = _Watch(self._pids())
+        watch = _Watch(self._known_pids())
         began = time.monotonic_ns()
         self._pending = True
         try:
@@ -219,7 +222,7 @@ class CheckProcess(BotProcess):
             self._pending = False
             if fault.verdict in (Verdict.TIMEOUT, Verdict.CPU, Verdict.STARTUP):
                 limit = self.limits.startup_s if first else self.limits.decision_s
-                self.overloads.append(watch.end("first answer" if first else "decision", limit))
+                self.overloads.append(watch.end("first answer" if first else "decision", limit, self._pids()))
             if not first and fault.verdict in (Verdict.TIMEOUT, Verdict.CPU):
                 # No answer within the limit: its wait is a lower bound of its latency.
                 self.late_ns.append(time.monotonic_ns() - began)
@@ -240,8 +243,15 @@ class CheckProcess(BotProcess):
             self.sample()
         return reply
 
+    def _known_pids(self) -> list[int]:
+        """The bot's processes as the seat last saw them (its supervisor's too: it sleeps):
+        no scan of /proc, which costs milliseconds a request."""
+        if not self.alive or self.pid < 0:
+            return []
+        return list(self._seen)
+
     def _pids(self) -> list[int]:
-        """The bot's processes (its supervisor's too: it sleeps)."""
+        """The bot's processes now (its supervisor's too: it sleeps)."""
         if not self.alive or self.pid < 0:
             return []
         try:
@@ -281,7 +291,7 @@ class CheckProcess(BotProcess):
         grace = eof_grace_s(self.limits)
         await self._wait_exit(grace)
         if self.exit_status is None:
-            overload = watch.end("exit on EOF", grace)
+            overload = watch.end("exit on EOF", grace, self._pids())
             self.overloads.append(overload)
             if overload.machine_caused:
                 # Starved, not stuck (issue 28): the exit allowance it would have on a quiet
