@@ -38,6 +38,7 @@ from referee.grade import build as building
 from referee.grade import steps, unpack
 from referee.grade.detect import NotDetected, detect
 from referee.grade.model import OK
+from referee.sinks.files import fsync_path
 
 _CHUNK = 1 << 16
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
@@ -112,7 +113,7 @@ def accept(arena: Arena, student: int, filename: str | None, data: BinaryIO) -> 
         if suffix is None and name.endswith((".sh", ".py", ".js")):
             os.chmod(target, 0o755)
         os.rename(tmp, uploads / key)
-        _fsync_dir(uploads)
+        fsync_path(uploads)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -127,14 +128,6 @@ def accept(arena: Arena, student: int, filename: str | None, data: BinaryIO) -> 
         )
     arena.wake_intake()
     return int(sid)
-
-
-def _fsync_dir(path: Path) -> None:
-    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def sweep(arena: Arena) -> int:

@@ -42,6 +42,15 @@ def unusable_directory(path: str) -> str | None:
     return None
 
 
+def fsync_path(path: str | os.PathLike[str]) -> None:
+    """Flush a file's data, or a directory's entries (a rename into it), to the disk."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def write_atomically(path: str, data: bytes, *, durable: bool = True) -> None:
     """Replace ``path`` with ``data`` in one step (temporary file, fsync, rename).
 

@@ -54,8 +54,8 @@ from pathlib import Path
 import msgspec
 
 from referee.core.botspec import MANIFEST, BotSpec, BotSpecError
-from referee.sinks.files import write_atomically
-from referee.tournament.store import HASH_SKIP_DIRS, fsync_path
+from referee.sinks.files import fsync_path, write_atomically
+from referee.tournament.store import HASH_SKIP_DIRS
 
 #: The snapshots' directory in the tournament's.
 BOTS_DIR = "bots"

@@ -150,6 +150,7 @@ from referee import __version__
 from referee.core.botspec import BotSpec
 from referee.core.records import GameForfeit, GameRecord, MatchRecord
 from referee.match.spec import MatchSpec
+from referee.sinks.files import fsync_path
 
 #: The store's file in the tournament's directory.
 FILENAME = "results.sqlite"
@@ -272,15 +273,6 @@ class StoreError(Exception):
 class NoTournament(StoreError):
     """The directory holds no recorded tournament: no store, or one killed while being
     created (before its first transaction): a tournament may be started there."""
-
-
-def fsync_path(path: str | os.PathLike[str]) -> None:
-    """Flush a file's data, or a directory's entries (a rename into it), to the disk."""
-    fd = os.open(path, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _now() -> str:
