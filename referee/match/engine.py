@@ -165,7 +165,7 @@ class Match:
         #: pairs with ``--duplicate``.
         self.sprt: SprtTally | ScoreSprtTally | None = None
         self._sprt_position = 0
-        self._sprt_value = _points_of
+        self._sprt_value = SprtTally.value_of
         if config.sprt is not None:
             if n != 2:
                 raise MatchError(f"--sprt compares two bots; this match has {n}")
@@ -178,8 +178,7 @@ class Match:
                     raise MatchError(f"the SPRT's bot {config.sprt_bot} is not in the match")
                 self._sprt_position = names.index(config.sprt_bot)
             self.sprt = new_tally(config.sprt, paired=config.duplicate)
-            if config.sprt.on_score:
-                self._sprt_value = _edge_of
+            self._sprt_value = self.sprt.value_of  # points (Elo) or edge (score), as the test takes
         self.games_played = 0
         self.completed = False
         #: Why the match ended early; set by whoever stopped it.
@@ -769,23 +768,6 @@ def judge_reply(state: GameState, seat: int, reply: bytes) -> str | None:
     except ProtocolError as exc:
         return str(exc)
     return state.illegal(seat, action)
-
-
-def _points_of(record: GameRecord, position: int) -> float:
-    """The points of the lineup's bot ``position`` in a two-bot game: 1 a win, ½ a
-    draw, 0 a loss (it sits in seat ``(position + rotation) mod 2``)."""
-    ranks = record.ranks
-    seat = (position + record.rotation) % 2
-    mine, theirs = ranks[seat], ranks[1 - seat]
-    return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
-
-
-def _edge_of(record: GameRecord, position: int) -> float:
-    """The edge of the lineup's bot ``position`` in a two-bot game: half its score
-    minus its opponent's (its own chips in a zero-sum game)."""
-    scores = record.scores
-    seat = (position + record.rotation) % 2
-    return 0.5 * (scores[seat] - scores[1 - seat])
 
 
 def _asked(seat: int, line: bytes, reply: bytes) -> Step:

@@ -165,6 +165,8 @@ from referee.stats.intervals import expected_score, z_value
 if TYPE_CHECKING:
     import numpy as np
 
+    from referee.core.records import GameRecord
+
 #: Normalized Elo per unit of t-value: 800 / ln 10 = 347.4355…
 NELO_PER_T = 800.0 / math.log(10.0)
 #: The pseudo-count that replaces a zero count (fastchess and fishtest use the same).
@@ -596,6 +598,16 @@ class SprtTally:
         self._step0 = self._step1 = [math.inf] * k
         self._rise = self._fall = 0.0
 
+    @staticmethod
+    def value_of(record: GameRecord, position: int) -> float:
+        """What :meth:`add` takes of a two-bot game: the points of the lineup's bot
+        ``position`` (it sits in seat ``(position + rotation) mod 2``): 1 a win, ½ a draw,
+        0 a loss."""
+        ranks = record.ranks
+        seat = (position + record.rotation) % 2
+        mine, theirs = ranks[seat], ranks[1 - seat]
+        return 1.0 if mine < theirs else 0.5 if mine == theirs else 0.0
+
     def add(self, score: float) -> str | None:
         """File one game's score of bot A (1, 0.5 or 0); the decision so far."""
         try:
@@ -702,6 +714,15 @@ class ScoreSprtTally:
         self.llr = 0.0
         self._lower, self._upper = spec.bounds
         self._pending: float | None = None  # a pair's first edge
+
+    @staticmethod
+    def value_of(record: GameRecord, position: int) -> float:
+        """What :meth:`add` takes of a two-bot game: the edge of the lineup's bot
+        ``position``, half its score minus its opponent's (its own chips in a zero-sum
+        game)."""
+        scores = record.scores
+        seat = (position + record.rotation) % 2
+        return 0.5 * (scores[seat] - scores[1 - seat])
 
     def add(self, edge: float) -> str | None:
         """File one game's edge of the tested bot; the decision so far."""
