@@ -84,7 +84,8 @@ def main() -> None:
 
         out = tmp / "killed"
         proc = subprocess.Popen([*command, *fresh, "--out", str(out)], **quiet)
-        while proc.poll() is None and _games(out) < total // 2:
+        deadline = time.monotonic() + 10 * full  # the whole run took `full`: half of it, with room
+        while proc.poll() is None and _games(out) < total // 2 and time.monotonic() < deadline:
             time.sleep(0.01)
         proc.send_signal(signal.SIGKILL)
         proc.wait()

@@ -60,7 +60,12 @@ def test_a_copied_sample_player_finds_protocol_anywhere_in_the_checkout(tmp_path
             copy = deep / Path(sample).name
             copy.write_text((SAMPLES / sample).read_text())
             done = subprocess.run(
-                [sys.executable, "-S", str(copy)], input="", capture_output=True, text=True, cwd=tmp_path
+                [sys.executable, "-S", str(copy)],
+                input="",
+                capture_output=True,
+                text=True,
+                cwd=tmp_path,
+                timeout=60,
             )
             assert done.returncode == 0, done.stderr
     finally:

@@ -85,7 +85,7 @@ def collect(folder: Path, out: Path, deadline: float | None) -> dict[str, dict]:
                 shutil.copytree(tree, subs_dir / ident)
             else:
                 source = folder / "uploads" / relative
-                suffix = unpack._archive_suffix(source.name)
+                suffix = unpack.archive_suffix(source.name)
                 if suffix is not None:
                     shutil.copyfile(source, subs_dir / f"{ident}{suffix}")
                 else:

@@ -84,7 +84,7 @@ def accept(arena: Arena, student: int, filename: str | None, data: BinaryIO) -> 
     check_allowed(arena, student)
     cap = int(arena.config.upload.max_mib * 1024 * 1024)
     name = safe_filename(filename)
-    suffix = unpack._archive_suffix(name)
+    suffix = unpack.archive_suffix(name)
     uploads = arena.folder / "uploads"
     key = uuid.uuid4().hex
     tmp = uploads / f".tmp-{key}"

@@ -100,7 +100,8 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="'elo0=E0 elo1=E1 [alpha=A] [beta=B] [model=normalized|logistic]'",
         help="two bots: stop as soon as a sequential probability ratio test decides whether the first "
         "bot is elo1 rather than elo0 stronger (pentanomial on deal pairs with --duplicate, trinomial "
-        "otherwise; --games is then the most played)",
+        "otherwise; --games is then the most played); for games ranked by score (dice poker, Hold'em) "
+        "'mean0=M0 mean1=M1', the first bot's mean edge per game",
     )
     match.add_argument("--json", metavar="PATH", help="write a JSON summary here")
     match.add_argument("--log", metavar="PATH", help="write one JSON line per game, enough to replay it")

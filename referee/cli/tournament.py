@@ -284,8 +284,9 @@ def _prepare_resume(args: argparse.Namespace) -> Prepared:
             "bots" if args.bots else "--config" if args.config else "limits or options"
         )
         raise ConfigError(
-            f"--resume takes the configuration stored in {args.resume}; only --concurrency, --quiet, "
-            f"--game-logs, --replay-all and --live may be given (got {extra})"
+            f"--resume takes the configuration stored in {args.resume}; only how the run goes may be "
+            f"given: --concurrency, --quiet, --game-logs, --live, --cluster, --ship-bots, --rerun-close, "
+            f"--replay-all (got {extra})"
         )
     settings = RunSettings(
         out=args.resume,

@@ -267,13 +267,13 @@ def student_id(entry_name: str) -> str | None:
     if entry_name.startswith(".") or entry_name in IGNORED_ENTRIES:
         return None
     stem = entry_name
-    suffix = _archive_suffix(entry_name)
+    suffix = archive_suffix(entry_name)
     if suffix is not None:
         stem = entry_name[: -len(suffix)]
     return "".join(_escape_char(c) for c in unicodedata.normalize("NFC", stem))
 
 
-def _archive_suffix(name: str) -> str | None:
+def archive_suffix(name: str) -> str | None:
     lowered = name.lower()
     return next((s for s in SUFFIXES if lowered.endswith(s) and len(name) > len(s)), None)
 
@@ -452,7 +452,7 @@ def _open_reader(entry: Path, limits: UnpackLimits) -> _Reader:
     if not stat.S_ISREG(info.st_mode):
         kind = _FILE_KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
         raise _Refusal("special-file", f"{_q(entry.name)} is {kind}")
-    suffix = _archive_suffix(entry.name)
+    suffix = archive_suffix(entry.name)
     if suffix is None:
         raise _Refusal(
             "unsupported",

@@ -14,17 +14,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from referee.core.botspec import SYSTEM_DIRS as _SYSTEM_DIRS
+from referee.core.botspec import SYSTEM_DIRS as SYSTEM_DIRS
 
 #: Files a bot running as root must not read.
 _SECRET_FILES = ("/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/sudoers")
 _SECRET_DIRS = ("/etc/ssh", "/etc/sudoers.d", "/etc/ssl/private")
 
 
-#: Directories a sandboxed bot sees read-only (when they exist): defined with the bot's
-#: name (:mod:`referee.core.botspec`), whose manifests may name files only there or in the
-#: bot's own directory.
-SYSTEM_DIRS = _SYSTEM_DIRS
+# SYSTEM_DIRS, the directories a sandboxed bot sees read-only (when they exist), is
+# defined with the bot's name (referee.core.botspec), whose manifests may name files
+# only there or in the bot's own directory.
 #: Also visible, read-only, under the supervised layers: runtimes (the JVM, Go) read
 #: the CPU and memory topology there.
 _SYSFS = "/sys"
