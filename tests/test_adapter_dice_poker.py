@@ -21,7 +21,10 @@ ROOT = Path(__file__).resolve().parents[1]
 ADAPTER = ROOT / "adapters" / "dice_poker"
 CXX = os.environ.get("CXX") or shutil.which("g++") or shutil.which("clang++") or shutil.which("c++")
 
-pytestmark = pytest.mark.skipif(CXX is None, reason="no C++ compiler (g++, clang++ or c++) on PATH")
+pytestmark = [
+    pytest.mark.skipif(CXX is None, reason="no C++ compiler (g++, clang++ or c++) on PATH"),
+    pytest.mark.e2e,
+]
 
 
 def build(tmp_path: Path, source: Path | str, name: str) -> Path:
@@ -84,6 +87,7 @@ def converse(binary: Path, lines: list[str], *args: str) -> subprocess.Completed
     return subprocess.run([str(binary), *args], input=text, capture_output=True, text=True, timeout=10)
 
 
+@pytest.mark.slow
 def test_sample_student_plays_a_match_without_forfeits(tmp_path, built_samples):
     """The sample student file, unmodified, plays 200 deals against the equilibrium
     player with no forfeit of any kind.  Seed: the AI "is called every time you are to
@@ -125,6 +129,7 @@ SOLUTION noisy = {"Noisy Student", "Noisy", Init, AI};
 """
 
 
+@pytest.mark.slow
 def test_student_stdout_does_not_corrupt_the_protocol(tmp_path, built_samples):
     """A student's printf/cout/puts/write(1) and scanf, harmless in the seed's
     all-in-one tournament program, cost nothing here: the adapter moves them to stderr
@@ -168,6 +173,7 @@ def test_every_line_is_one_ai_call_and_one_answer(tmp_path):
     assert log[0].startswith("init 1 ") and [f"ai {line}" for line in lines] == log[1:], log
 
 
+@pytest.mark.slow
 def test_init_runs_once_per_process(tmp_path, built_samples):
     """Seed: Init "will be called only once at the very beginning of the tournament".
     Over a whole match (one process), the student's Init counter reaches 1 only."""
@@ -204,6 +210,7 @@ def test_srand_is_the_adapters_and_follows_the_seed(tmp_path):
     assert first_rand("--seed", "3") != first_rand(referee_seed="2")
 
 
+@pytest.mark.slow
 def test_the_referee_seeds_each_bots_srand(tmp_path):
     """Issue 15: "srand is seeded by the referee".  Each bot process gets $REFEREE_SEED,
     from the match seed and its name (referee.core.seeding.bot_seed); the adapter seeds

@@ -22,10 +22,14 @@ ROOT = Path(__file__).resolve().parents[1]
 ADAPTER = ROOT / "adapters" / "liars_dice"
 PLAYERS = ROOT / "sample_players" / "liars_dice"
 
-pytestmark = pytest.mark.skipif(
-    not all(shutil.which(tool) for tool in ("javac", "jar", "java")),
-    reason="no JDK (javac, jar and java on PATH): the Liar's Dice Java harness cannot be built",
-)
+pytestmark = [
+    pytest.mark.skipif(
+        not all(shutil.which(tool) for tool in ("javac", "jar", "java")),
+        reason="no JDK (javac, jar and java on PATH): the Liar's Dice Java harness cannot be built",
+    ),
+    pytest.mark.slow,
+    pytest.mark.e2e,
+]
 
 IMPORTS = """
 import java.util.*;

@@ -29,7 +29,11 @@ ADAPTER = ROOT / "adapters" / "ppca"
 HOLDEM = ROOT / "sample_players" / "holdem"
 GXX = shutil.which("g++")
 
-pytestmark = pytest.mark.skipif(GXX is None, reason="g++ is not installed: the PPCA adapter is C++11")
+pytestmark = [
+    pytest.mark.skipif(GXX is None, reason="g++ is not installed: the PPCA adapter is C++11"),
+    pytest.mark.e2e,
+    pytest.mark.slow,
+]
 
 # ---------------------------------------------------------------------------- student bots
 
@@ -562,7 +566,6 @@ def _api_lines(err: str, word: str) -> list[str]:
     return [line.split(" ", 1)[1] for line in err.splitlines() if line.startswith(word + " ")]
 
 
-@pytest.mark.slow
 def test_the_original_api_probe_compiles_and_plays(tmp_path) -> None:
     """A Player using every public name of the original client.h, common.h, pot.h and
     query.h compiles alone, gets the original's values, and plays a 9-seat match."""
@@ -627,7 +630,6 @@ def test_the_original_api_probe_compiles_and_plays(tmp_path) -> None:
     assert summary["games_played"] == 1 and record["forfeits"] == {}, record["forfeit_details"]
 
 
-@pytest.mark.slow
 def test_a_student_file_compiles_with_the_original_headers_beside_it(tmp_path) -> None:
     """A student's checkout: their .cpp and edited player.h next to client.h, common.h,
     pot.h, query.h (+ query.cpp) and IO.h of the original's names and guards.  Both documented

@@ -32,7 +32,7 @@ from tests.arena_helpers import (
     zip_of,
 )
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
 STUDENTS = ["alice", "bob", "carol", "dave", "eve", "frank"]
 CROWD = [f"s{k:02d}" for k in range(30)]
@@ -55,6 +55,7 @@ def _board(arena, who: str = "alice") -> dict:
     return data
 
 
+@pytest.mark.slow
 def test_init_wrote_tokens_once_and_hashed(arena):
     folder, tokens = arena["folder"], arena["tokens"]
     assert oct((folder / "tokens.csv").stat().st_mode & 0o777) == "0o600"
@@ -69,6 +70,7 @@ def test_init_wrote_tokens_once_and_hashed(arena):
         assert token.encode() not in raw and token.split("-", 2)[2].encode() not in raw
 
 
+@pytest.mark.slow
 def test_four_bots_through_the_api(arena):
     server, tokens, subs = arena["server"], arena["tokens"], arena["subs"]
     for student, name, data in (
@@ -162,6 +164,7 @@ def test_students_cannot_reach_each_other(arena):
     assert status == 200 and "log in" in str(text)
 
 
+@pytest.mark.slow
 def test_hostile_uploads_are_refused(arena):
     server, tokens = arena["server"], arena["tokens"]
     eve = tokens["eve"]
@@ -188,6 +191,7 @@ def test_hostile_uploads_are_refused(arena):
     assert status == 429 and "hour" in data["error"], data
 
 
+@pytest.mark.slow
 def test_thirty_submissions_at_once(arena):
     from concurrent.futures import ThreadPoolExecutor
 
@@ -233,6 +237,7 @@ def _consistent(folder: Path) -> dict:
     return {"states": states, "submissions": subs, "games": games}
 
 
+@pytest.mark.slow
 def test_kill_9_mid_match_loses_nothing(arena):
     folder, server = arena["folder"], arena["server"]
 
@@ -298,6 +303,7 @@ def test_admin_pause_and_disqualify(arena):
     assert not _board(arena)["paused"]
 
 
+@pytest.mark.slow
 def test_submit_command_prints_the_report(arena, tmp_path):
     import subprocess
     import sys
@@ -313,6 +319,7 @@ def test_submit_command_prints_the_report(arena, tmp_path):
     assert "check: check-failed" in done.stdout and "FAIL startup" in done.stdout, done.stdout
 
 
+@pytest.mark.slow
 def test_freeze_into_the_grading_pipeline(arena):
     import subprocess
     import sys

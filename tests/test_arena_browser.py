@@ -14,7 +14,7 @@ import pytest
 from tests.arena_helpers import SAMPLES, Server, init
 from tests.browser import CHROMIUM, Browser
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
 
 @pytest.fixture(scope="module")

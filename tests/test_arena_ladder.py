@@ -19,6 +19,8 @@ from referee.arena.context import open_arena
 from referee.arena.store import Store
 from tests.arena_helpers import SAMPLES
 
+pytestmark = pytest.mark.e2e
+
 CONFIG = """
 game = "bidding-wars"
 seed = 5
@@ -281,6 +283,7 @@ def test_ladder_matches_on_a_dask_local_cluster(tmp_path, monkeypatch):
         trio.run(cluster.close)
 
 
+@pytest.mark.slow
 def test_a_wall_stopped_match_rerun_by_the_ta_is_stored(tmp_path):
     """The TA reruns a match stopped at its wall limit: the charge goes with its old
     result, and the replay's own forfeits are stored (no clash with the old match-wall one)."""
@@ -353,6 +356,7 @@ def _decided(arena, lineup: list[int], winner: int, mid: int | None = None) -> i
     return mid
 
 
+@pytest.mark.slow
 def test_a_rerun_match_is_rated_on_its_replay(tmp_path):
     """The ratings take a rerun match's new result, not the one it had before."""
     from referee.arena import rating, web
@@ -369,6 +373,7 @@ def test_a_rerun_match_is_rated_on_its_replay(tmp_path):
     assert again[f"b{ben}"] > again[f"b{ann}"]
 
 
+@pytest.mark.slow
 def test_the_ratings_are_stale_when_the_done_matches_change(tmp_path):
     """The refit is due when the store's done matches changed: one stored, or one rerun."""
     from referee.arena import rating, web

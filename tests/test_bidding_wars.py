@@ -114,6 +114,7 @@ def test_same_seed_same_deck() -> None:
     assert len(decks) == 50
 
 
+@pytest.mark.slow
 def test_prize_order_is_uniform() -> None:
     """Each prize is first with probability 1/n (99% interval on the count)."""
     n, games_ = 5, 20_000
@@ -283,6 +284,7 @@ def _random_game(seed: int, n: int) -> tuple[BiddingWarsState, list[tuple[bytes,
     return state, requests
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(0, 2**64), st.integers(1, 30))
 def test_random_games_keep_every_rule(seed: int, n: int) -> None:
@@ -458,6 +460,7 @@ def _within_99(sample: list[float], expected: float) -> tuple[float, float]:
     return mean, half
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("n", "games_"), [(13, 6_000), (6, 6_000)])
 def test_bid_the_prize_against_random(n: int, games_: int) -> None:
     """§4: bid = prize vs a uniformly random bidder: (n²−1)/3 vs (n²−1)/6 points, (n+1)/2
@@ -477,6 +480,7 @@ def test_bid_the_prize_against_random(n: int, games_: int) -> None:
     _within_99(discarded, (n + 1) / 2)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [2, 3, 4, 5, 13, 40, 100])
 def test_prize_plus_one_against_bid_the_prize_is_exact(n: int) -> None:
     """§4: "Bid prize+1, and 1 on the top prize" vs "bid = prize" → n(n−1)/2 vs n, every game."""
@@ -532,6 +536,7 @@ def test_decode_rejects(reply: bytes) -> None:
         wire.decode_bid(reply)
 
 
+@pytest.mark.slow
 @given(st.binary(max_size=60))
 def test_decode_arbitrary_bytes(reply: bytes) -> None:
     state = new_game(5)
@@ -544,6 +549,7 @@ def test_decode_arbitrary_bytes(reply: bytes) -> None:
     assert reason is None or reason.startswith("card ")
 
 
+@pytest.mark.slow
 @given(st.text(max_size=60))
 def test_decode_arbitrary_text(reply: str) -> None:
     state = new_game(5)
@@ -611,6 +617,7 @@ def _match(bots: list[str], tmp_path: Path, games_: int, seed: int, **options) -
     return {p.name: msgspec.to_builtins(p) for p in result.players}, lines
 
 
+@pytest.mark.slow
 def test_match_with_real_processes(built: Path, tmp_path: Path) -> None:
     """The C player and the Python players over the wire; §4's exact result through processes."""
     ppo, bp = f"python3 {built}/prize_plus_one.py", f"python3 {built}/bid_prize.py"

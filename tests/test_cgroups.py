@@ -30,7 +30,10 @@ cgroups = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(cgroups)
 
 REASON = cgroups.probe()
-pytestmark = pytest.mark.skipif(REASON is not None, reason=f"per-bot cgroups unavailable here: {REASON}")
+pytestmark = [
+    pytest.mark.skipif(REASON is not None, reason=f"per-bot cgroups unavailable here: {REASON}"),
+    pytest.mark.slow,
+]
 
 MiB = 1 << 20
 PY = sys.executable

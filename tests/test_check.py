@@ -17,6 +17,8 @@ from conftest import BOT_PYTHON, SAMPLES
 
 from referee import games
 
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
 BOTS = Path(__file__).parent / "bots" / "check"
 SHORT = ("--startup-timeout", "2", "--decision-timeout", "0.5")
 ITEMS = ("startup", "answers", "output", "legal", "time", "memory", "eof", "coverage")

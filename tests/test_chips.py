@@ -6,6 +6,7 @@ from __future__ import annotations
 from itertools import combinations
 
 import numpy as np
+import pytest
 
 from referee.stats.chips import ChipObservation, rate_chips
 
@@ -19,6 +20,7 @@ def _round_robin(strength: np.ndarray, deals: int, sd: float, rng: np.random.Gen
     return out
 
 
+@pytest.mark.slow
 def test_intervals_cover_the_true_strengths():
     """200 round robins of 6 bots (strengths −0.5…0.5 chips a deal, σ = 4 per deal, 400
     deals per pair): the 95 % intervals hold the true centred strength 95 % ± 2.5 points

@@ -10,6 +10,8 @@ import time
 
 import pytest
 
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
 
 def referee(*args: str, cwd=None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(

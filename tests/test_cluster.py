@@ -36,6 +36,8 @@ from referee.tournament.executors.cluster import ClusterExecutor
 from referee.tournament.executors.health import WorkerHealth, outliers
 from referee.tournament.store import Store, content_hash
 
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
 ROOT = Path(__file__).resolve().parents[1]
 YAHTZEE = ROOT / "sample_players" / "yahtzee"
 BOTS = [

@@ -21,7 +21,10 @@ from referee.seats.process import sandbox
 ROOT = Path(__file__).resolve().parents[1]
 SYSTEM_PYTHON = "/usr/bin/python3"
 
-pytestmark = pytest.mark.skipif(not os.path.exists(SYSTEM_PYTHON), reason="needs /usr/bin/python3")
+pytestmark = [
+    pytest.mark.skipif(not os.path.exists(SYSTEM_PYTHON), reason="needs /usr/bin/python3"),
+    pytest.mark.e2e,
+]
 
 
 def _layers() -> list[str]:
@@ -48,6 +51,7 @@ def test_outside_the_checkout_a_system_python_cannot_import_protocol_by_itself(f
     assert done.returncode != 0 and "protocol" in done.stderr, done.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", _layers())
 def test_a_copied_sample_player_plays_under_referee_match_from_tmp(
     far: Path, tmp_path: Path, layer: str

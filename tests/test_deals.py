@@ -199,6 +199,7 @@ def test_holdem_each_hands_cards_depend_only_on_the_hand_number(seed: int) -> No
     assert len({hand[3] for hand in passive}) == len(passive)
 
 
+@pytest.mark.slow
 def test_holdem_busts_do_not_shift_later_decks() -> None:
     """Across seeds, games whose tables differ (a bust in one only) still agree on the
     top of each later hand's deck (this is what needs hand-keyed decks)."""
@@ -257,6 +258,7 @@ def test_dice_poker_deal_is_drawn_before_any_decision(seed: int) -> None:
     assert len({(s["b"], tuple(s["dice"])) for s in summaries}) == 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", SEEDS)
 def test_bidding_wars_prize_order_does_not_depend_on_the_bids(seed: int) -> None:
     """The prize deck is shuffled at new_state: the same prizes in the same turns

@@ -16,7 +16,11 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from tests.test_notes import ROOT, dice_poker_cup, referee
+
+pytestmark = pytest.mark.e2e
 
 #: Bidding Wars, bidding the prize; the 3rd bid of its first game computes for 0.85 s of
 #: CPU, of its second game sleeps 0.85 s, of its third computes for 3 s (past the 1 s
@@ -49,6 +53,7 @@ BOT = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) -> None:
     bot = tmp_path / "slow.py"
     bot.write_text(BOT.format(root=str(ROOT)))
@@ -116,6 +121,7 @@ POOLED = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_a_tournament_long_process_reports_each_matchs_own_slowest_answer(tmp_path: Path) -> None:
     """One process lent to two matches: the slow answer belongs to the first match only
     (each match's maximum and slow answers are its own, not the process's so far)."""

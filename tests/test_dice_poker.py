@@ -102,6 +102,7 @@ def test_same_seed_same_deals() -> None:
     assert len({(s.b, s.dice) for s in a}) > 100
 
 
+@pytest.mark.slow
 def test_deal_is_uniform() -> None:
     """Seed: "a random integer B from the interval [3..18]"; each player rolls a die.
 
@@ -390,6 +391,7 @@ def test_decode_rejects_non_integers(reply: bytes) -> None:
         wire.decode_reply(reply)
 
 
+@pytest.mark.slow
 @given(st.binary(max_size=40))
 def test_decode_arbitrary_bytes(reply: bytes) -> None:
     state = DicePokerState(3, 1, 1)
@@ -501,6 +503,7 @@ def test_exact_expectation_through_the_rules_is_v(b: int) -> None:
     assert exact_value(b, [Fraction(0)] * 6, one) == -1  # reference §4: always fold: −1
 
 
+@pytest.mark.slow
 def test_sampled_equilibrium_play_agrees_with_v() -> None:
     """Equilibrium vs equilibrium, 20,000 deals per B through the rules module: V(B) lies
     within the 99% confidence interval of the mean chips of the first player."""
@@ -731,6 +734,7 @@ async def test_each_seat_receives_exactly_its_lines(
         assert {line.split()[0] for line in records[name].read_text().splitlines()} == {str(ids[other])}
 
 
+@pytest.mark.slow
 async def test_garbage_replies_fold_with_a_protocol_verdict(built: Path, tmp_path: Path, scripted) -> None:
     """Not an integer: a protocol fault and a fold; answers to information lines are not checked."""
     specs = [scripted("garbage", "garbage"), python_bot("call", PLAYERS / "always_call.py")]
@@ -744,6 +748,7 @@ async def test_garbage_replies_fold_with_a_protocol_verdict(built: Path, tmp_pat
         assert o.summary["penalty"] == [seat, "protocol"]
 
 
+@pytest.mark.slow
 async def test_a_timeout_folds_and_the_match_goes_on(built: Path, tmp_path: Path, scripted) -> None:
     specs = [scripted("slow", "slow"), python_bot("call", PLAYERS / "always_call.py")]
     limits = LimitsOverride(decision_s=0.4)

@@ -104,6 +104,7 @@ def test_episodes_are_the_referees_games(name: str, kwargs: dict[str, Any]) -> N
         assert [x for x in played.lines if x[1] != "reply"] == [x for x in e._lines if x[1] != "reply"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", sorted(games.available()))
 def test_many_episodes(name: str) -> None:
     """Random episodes: observations in their space, returns summing as the game's scores,
@@ -174,6 +175,7 @@ def test_render() -> None:
     e.close()
 
 
+@pytest.mark.slow
 def test_the_documented_training_loop_runs() -> None:
     """docs/envs.md's training loop runs as written and learns to beat random play."""
     text = (ROOT / "docs" / "envs.md").read_text()

@@ -150,6 +150,7 @@ def test_liars_dice_tables_of_four_from_ten_bots():
         assert len(members) == len(set(members))
 
 
+@pytest.mark.slow
 def test_thirty_bots_at_tables_of_four_report():
     # issue 11: "say how far from balanced a given field is, e.g. 30 bots at tables of 4";
     # reference.md §6: exact balance exists for 28 or 40 bots, not 30.
@@ -162,6 +163,7 @@ def test_thirty_bots_at_tables_of_four_report():
     json.dumps(b.as_dict())
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(
     n=st.integers(min_value=3, max_value=30),
@@ -197,6 +199,7 @@ def test_tables_uneven_numbers_keep_games_within_one():
 # -- swiss ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [7, 8])
 @pytest.mark.parametrize("rounds", [3, 4, 5])
 def test_swiss_no_repeats_and_seat_balance(n, rounds):
@@ -327,6 +330,7 @@ def test_a_tied_match_goes_to_total_score_then_seed():
 # -- determinism ----------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_same_seed_same_schedule():
     assert Tables(names(12), 4, 30, seed=5).schedule == Tables(names(12), 4, 30, seed=5).schedule
     assert Tables(names(12), 4, 30, seed=5).schedule != Tables(names(12), 4, 30, seed=6).schedule

@@ -139,6 +139,7 @@ def check(name: str, state: GameState, seat: int, reply: bytes) -> None:
             game.apply(first, action)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_decoder_returns_an_action_or_raises_protocol_error(name: str) -> None:
     state, seat = fresh_state(name)
@@ -181,6 +182,7 @@ def grid(leaders: list[bytes]) -> list[bytes]:
     return lines
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", GAMES)
 def test_decoder_on_a_grid_of_plausible_replies(name: str) -> None:
     """Exhaustive where random generation is thin: well-formed lines with small values."""

@@ -177,6 +177,7 @@ class Checker:
             )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "options", "seats"), CASES)
 def test_same_seed_same_game(name: str, options: dict[str, Any], seats: int) -> None:
     transcripts = set()
@@ -192,6 +193,7 @@ def test_same_seed_same_game(name: str, options: dict[str, Any], seats: int) -> 
         assert len(transcripts) > 1, "different seeds all gave the same game"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("name", "options", "seats"), CASES)
 def test_random_play_keeps_the_contract(name: str, options: dict[str, Any], seats: int) -> None:
     for seed in range(3):

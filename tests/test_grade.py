@@ -30,7 +30,11 @@ from referee.seats.process import sandbox
 from tests.grade_class import GRADING_CONFIG, OSCAR_MARKERS, SECRET, gradebook, make_class
 from tests.grade_class import readable as _readable
 
-pytestmark = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler")
+pytestmark = [
+    pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler"),
+    pytest.mark.e2e,
+    pytest.mark.slow,
+]
 
 #: The secret is in the file (trent hunts for it) and must reach no student's results.
 CONFIG = f"# {SECRET}\n{GRADING_CONFIG}"

@@ -52,6 +52,7 @@ def _build(tmp_path: Path, source: Path, found: Detected, layer: sandbox.Layer, 
     return trio.run(building.build, "student", source, found, bots, layer, BuildLimits(**limits))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", _layers(), ids=str)
 def test_a_c_file_builds_into_a_bot_folder_with_its_manifest(tmp_path: Path, layer: sandbox.Layer) -> None:
     source = _submission(tmp_path, {"bot.c": GOOD_C})
@@ -65,6 +66,7 @@ def test_a_c_file_builds_into_a_bot_folder_with_its_manifest(tmp_path: Path, lay
     assert not (source / "bot").exists(), "the build must not write into the submission"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", _layers(), ids=str)
 def test_a_compile_error_keeps_the_log_and_leaves_no_bot(tmp_path: Path, layer: sandbox.Layer) -> None:
     source = _submission(tmp_path, {"bot.c": "int main( {\n"})
@@ -75,6 +77,7 @@ def test_a_compile_error_keeps_the_log_and_leaves_no_bot(tmp_path: Path, layer: 
     assert not (tmp_path / "bots" / "student").exists()
 
 
+@pytest.mark.slow
 def test_a_build_that_never_ends_is_stopped_at_its_wall_limit(tmp_path: Path) -> None:
     source = _submission(tmp_path, {"Makefile": "bot:\n\tsleep 1000\n"})
     layer = sandbox.choose("auto")
@@ -95,6 +98,7 @@ def _escaping_makefile(outside: Path, port: int) -> str:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", [sandbox.Layer.NONE, *_layers()], ids=str)
 def test_a_build_cannot_write_outside_or_reach_the_network(tmp_path: Path, layer: sandbox.Layer) -> None:
     """The escape attempts fail inside the sandbox; the build itself still succeeds.
@@ -181,6 +185,7 @@ def test_the_log_keeps_its_head_and_tail() -> None:
     assert log_lines("a\nb") == ("a\nb", "")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", _layers(), ids=str)
 def test_a_fast_build_is_not_timed_out_by_another_bots_sweep(tmp_path: Path, layer: sandbox.Layer) -> None:
     """Issue 28: a build that ended in half a second was graded ``build-timeout`` ("still

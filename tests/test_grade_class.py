@@ -318,6 +318,7 @@ def _needs(student: str) -> list:
     return []
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "student", [pytest.param(s, marks=_needs(s)) for s in ("alice", "bob", "carol", "dave", "erin", "oscar")]
 )
@@ -351,6 +352,7 @@ def test_grace_crashes_after_three_answers(tmp_path: Path) -> None:
     assert status not in (0, None) and "RuntimeError" in stderr
 
 
+@pytest.mark.slow
 def test_heidi_stops_answering_at_her_fifth_decision(tmp_path: Path) -> None:
     folder, found = _built(tmp_path, "heidi")
     bot = _Bot(_argv(found), folder)

@@ -12,6 +12,8 @@ import json
 import tomllib
 from pathlib import Path
 
+import pytest
+
 from referee.grade import compete, config, scheme
 from referee.grade.compete import Competition, Entrant
 from referee.grade.model import OK, BuildStep, CheckStep, CompeteStep, QualifyStep, StudentResult, UnpackStep
@@ -89,6 +91,7 @@ def test_the_one_bot_that_qualified_gets_the_whole_competition() -> None:
         assert s.total == s.max_total == 100, by
 
 
+@pytest.mark.slow
 async def test_a_child_commands_exit_status_survives_the_builds_sweep_of_zombies(tmp_path: Path) -> None:
     """Grading is a child subreaper while it builds, and a build's sweep reaps zombie
     children it does not know (sandbox.reap_orphans).  A check running beside a build

@@ -25,7 +25,11 @@ from referee.grade.model import OK
 BOTS = Path(__file__).parent / "bots" / "check"
 HOG = "import time\nend = time.monotonic() + 120\nwhile time.monotonic() < end: pass"
 
-pytestmark = pytest.mark.skipif(not Path("/proc/self/schedstat").exists(), reason="needs schedstat")
+pytestmark = [
+    pytest.mark.skipif(not Path("/proc/self/schedstat").exists(), reason="needs schedstat"),
+    pytest.mark.slow,
+    pytest.mark.e2e,
+]
 
 
 def _check(command: str, tmp_path: Path, decision_s: float):

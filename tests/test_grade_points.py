@@ -12,12 +12,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 import trio
 from conftest import BOT_PYTHON
 
 from referee.core.limits import LimitsOverride
 from referee.grade import config, scheme, steps
 from referee.grade.model import OK, BuildStep, StudentResult, UnpackStep
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
 BOTS = Path(__file__).parent / "bots" / "check"
 

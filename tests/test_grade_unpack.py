@@ -307,6 +307,7 @@ def test_a_windows_zip_has_no_modes_and_backslash_separators(tmp_path, subs):
 # --------------------------------------------------------------------------- limits and bombs
 
 
+@pytest.mark.slow
 def test_a_real_zip_bomb_is_refused_from_its_declared_ratio(tmp_path, subs):
     """300 MiB of zeros in a ~300 KiB zip, refused at the default limits before inflating."""
     bomb = zipfile.ZipFile(subs / "alice.zip", "w", zipfile.ZIP_DEFLATED, compresslevel=9)

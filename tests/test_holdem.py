@@ -451,6 +451,7 @@ def test_bot_showdown_all_mucked_split() -> None:
 # ============================================================================ hand evaluation
 
 
+@pytest.mark.slow
 def test_exhaustive_five_card_category_counts() -> None:
     """Reference: 40 / 624 / 3,744 / 5,108 / 10,200 / 54,912 / 123,552 / 1,098,240 / 1,302,540; 7,462 ranks."""
     counts = Counter(evaluate_5cards(*five) for five in itertools.combinations(range(52), 5))
@@ -546,6 +547,7 @@ def test_decode_rejects(reply: bytes) -> None:
         table(3).decode(0, reply)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.binary(max_size=60))
 def test_decode_arbitrary_bytes(reply: bytes) -> None:
@@ -636,6 +638,7 @@ def test_same_seed_same_game() -> None:
 # ============================================================================ PHH export
 
 
+@pytest.mark.slow
 def test_phh_export_replays_in_pokerkit() -> None:
     from pokerkit import HandHistory
 
@@ -680,6 +683,7 @@ def _spec(name: str, argv: list[str]) -> BotSpec:
     return BotSpec(name=name, argv=argv, home=str(PLAYERS))
 
 
+@pytest.mark.slow
 async def test_match_of_sample_players(built: None) -> None:
     specs = [
         _spec("montecarlo", [str(PLAYERS / "bin" / "montecarlo")]),
@@ -695,6 +699,7 @@ async def test_match_of_sample_players(built: None) -> None:
         assert p.games == 8 and p.forfeits == {}, p
 
 
+@pytest.mark.slow
 async def test_crashed_bot_folds_and_the_table_goes_on(built: None, tmp_path: Path) -> None:
     """The brief: a crashed bot folds/checks for the rest of the game and is restarted for the next."""
     crasher = "import sys\nfor i, line in enumerate(sys.stdin):\n    if i == 4: sys.exit(3)\n" + (
@@ -718,6 +723,7 @@ async def test_crashed_bot_folds_and_the_table_goes_on(built: None, tmp_path: Pa
     assert any(f[1] == "crash" for r in records for h in r["summary"]["hands"] for f in h["faults"])
 
 
+@pytest.mark.slow
 def test_cli_match_nine_seats(built: None, tmp_path: Path) -> None:
     """The issue: a 9-seat match of the sample players runs from the CLI."""
     bots = [str(PLAYERS / "bin" / "montecarlo")] * 3 + [

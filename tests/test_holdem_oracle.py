@@ -27,6 +27,7 @@ from referee.games import holdem
 HANDS = 800
 
 
+@pytest.mark.slow
 def test_random_hands_agree_with_pokerkit() -> None:
     started = time.perf_counter()
     hands, decisions = oracle.run(HANDS)

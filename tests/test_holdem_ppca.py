@@ -353,6 +353,7 @@ def test_random_games_keep_their_invariants() -> None:
         assert sum(state.chips) == sum(state.start_chips)
 
 
+@pytest.mark.slow
 def test_cli_match_with_the_ppca_rules(tmp_path: Path) -> None:
     """End to end: ``referee match --rules ppca`` with three sample players, a few games."""
     bots = [

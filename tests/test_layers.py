@@ -142,11 +142,13 @@ def test_every_package_has_a_layer():
     )
 
 
+@pytest.mark.slow
 def test_no_import_from_a_higher_layer():
     bad, _ = violations()
     assert not bad, "imports against the layers of docs/architecture.md:\n" + "\n".join(bad)
 
 
+@pytest.mark.slow
 def test_every_exception_is_still_needed():
     _, unused = violations()
     assert not unused, (

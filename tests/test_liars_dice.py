@@ -387,6 +387,7 @@ def play_game(
     return state, trace
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None)
 @given(st.integers(2, 6), st.integers(0, 2**64), st.integers(0, 2**32), st.sampled_from([0.0, 0.02, 0.2]))
 def test_games_always_end_with_one_winner(
@@ -525,6 +526,7 @@ def test_decode_arbitrary_bytes(reply: bytes) -> None:
     assert reason is None or isinstance(reason, str)
 
 
+@pytest.mark.slow
 @settings(max_examples=400, deadline=None)
 @given(st.text(max_size=40))
 def test_decode_arbitrary_text(reply: str) -> None:
@@ -536,6 +538,7 @@ def test_decode_arbitrary_text(reply: str) -> None:
     assert action is CHALLENGE or isinstance(action, Bid)
 
 
+@pytest.mark.slow
 @settings(max_examples=200, deadline=None)
 @given(
     st.integers(0, 10**40),
@@ -705,6 +708,7 @@ async def _match(specs: list[BotSpec], games_n: int, log: Path) -> tuple[dict, l
     return players, records
 
 
+@pytest.mark.slow
 async def test_four_bot_match_with_a_bot_that_times_out(built: None, tmp_path: Path) -> None:
     """Brief: a 4-bot match with real processes; a bot over the seed's 50 ms loses a die each
     time (and starts the next round) but stays in the match."""
@@ -741,6 +745,7 @@ async def test_four_bot_match_with_a_bot_that_times_out(built: None, tmp_path: P
     assert timeouts == slow["forfeits"]["timeout"]
 
 
+@pytest.mark.slow
 async def test_a_crash_costs_one_die_and_the_bot_is_restarted_within_the_game(
     built: None, tmp_path: Path
 ) -> None:
@@ -775,6 +780,7 @@ async def test_a_crash_costs_one_die_and_the_bot_is_restarted_within_the_game(
     assert played_on >= 3, played_on
 
 
+@pytest.mark.slow
 async def test_a_match_tells_each_game_who_sits_where(built: None, tmp_path: Path) -> None:
     """Seed: "Bot objects will persist from game to game in the tournament. The best bots
     could learn and adapt to the strategies their competitor bots use."  Through a whole

@@ -17,7 +17,11 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 from tests.browser import CHROMIUM, Browser
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_players" / "yahtzee"

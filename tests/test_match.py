@@ -21,6 +21,8 @@ from referee.core.botspec import resolve, unique_names
 from referee.core.limits import LimitsOverride
 from referee.match import Match, MatchConfig, MatchError
 
+pytestmark = pytest.mark.slow
+
 MISBEHAVE = Path(__file__).parent / "bots" / "misbehave.py"
 
 

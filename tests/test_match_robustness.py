@@ -22,7 +22,7 @@ import psutil
 import pytest
 from conftest import BOT_PYTHON, ROOT
 
-pytestmark = pytest.mark.usefixtures("built_samples")
+pytestmark = [pytest.mark.usefixtures("built_samples"), pytest.mark.slow, pytest.mark.e2e]
 
 COMPETENT = str(ROOT / "sample_players/yahtzee/bin/competent")
 READER = str(ROOT / "sample_players/liars_dice/bin/reader")

@@ -10,8 +10,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import SAMPLES
 from test_tournament import py, referee
+
+pytestmark = pytest.mark.e2e
 
 CANNOT_START = """#!/usr/bin/env python3
 import sys
@@ -21,6 +24,7 @@ sys.exit(1)
 """
 
 
+@pytest.mark.slow
 def test_a_folder_of_bots_that_cannot_start_exits_3_with_them_listed_last(tmp_path):
     folder = tmp_path / "submissions"
     folder.mkdir()

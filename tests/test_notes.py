@@ -103,6 +103,7 @@ def test_names_and_memory_are_bounded() -> None:
     assert reader.total == notes.NAMES_MAX + 10
 
 
+@pytest.mark.slow
 def test_a_flood_of_notes_is_counted_without_parsing_each() -> None:
     """Past PARSED_MAX notes are counted in bulk: a flood costs the referee what reading
     stderr costs, not a Python loop per line."""
@@ -198,6 +199,7 @@ def asked_prizes(games: list[dict], bot: str) -> list[int]:
     return prizes
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("crash", [False, True], ids=["one-life", "restarted"])
 def test_a_match_counts_a_bots_notes_over_all_its_lives(tmp_path: Path, crash: bool) -> None:
     summary, games = play(tmp_path, crash)
@@ -220,6 +222,7 @@ def test_a_match_counts_a_bots_notes_over_all_its_lives(tmp_path: Path, crash: b
     assert other["notes"] == {} and other["note_examples"] == {}
 
 
+@pytest.mark.slow
 def test_the_results_table_shows_the_notes(tmp_path: Path) -> None:
     bot = tmp_path / "noting.py"
     bot.write_text(NOTING_BOT.format(root=str(ROOT), crash=False))
@@ -237,6 +240,7 @@ def test_the_results_table_shows_the_notes(tmp_path: Path) -> None:
 # ---------------------------------------------------------------------- remote, and standings
 
 
+@pytest.mark.slow
 async def test_a_remote_bots_notes_reach_the_servers_results(tmp_path: Path) -> None:
     """`referee connect` runs the bot locally; its notes travel with the stop (relay
     `stopped … NOTES`) into the server's record and the table's standings."""
@@ -267,6 +271,7 @@ async def test_a_remote_bots_notes_reach_the_servers_results(tmp_path: Path) -> 
     assert "- bid.low ×12" in standings
 
 
+@pytest.mark.slow
 def test_a_tournaments_standings_sum_each_bots_notes(tmp_path: Path) -> None:
     bot_dir = tmp_path / "bots"
     bot_dir.mkdir()
@@ -341,6 +346,7 @@ NOTING_CALLER = textwrap.dedent(
 )
 
 
+@pytest.mark.slow
 def test_a_bot_alive_for_the_whole_tournament_has_its_notes_charged_match_by_match(tmp_path: Path) -> None:
     """Dice poker's bots live for the whole tournament (one process lent to each match):
     each match's record holds the notes written while that match had the process."""
@@ -376,6 +382,7 @@ def test_a_stopped_lines_notes_fit_the_servers_line_limit() -> None:
     assert relay.parse_stopped(b'0.1 5 {"n":{"a":true,"b":2,"c":99999999999999999999}}')[2] == {"b": 2}
 
 
+@pytest.mark.slow
 def test_a_tournament_long_bot_gets_its_seed_from_the_tournament(tmp_path: Path) -> None:
     """$REFEREE_SEED (issue 15: "srand is seeded by the referee") for a bot that lives for
     the whole tournament: from the tournament's seed and its name, in every match."""

@@ -22,6 +22,8 @@ from referee.match import Match, MatchConfig
 from referee.seats.inprocess import InProcessSeat
 from referee.sinks.collect import Collector
 
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
 pexpect = pytest.importorskip("pexpect")
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))

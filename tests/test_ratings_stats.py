@@ -208,6 +208,7 @@ SPREAD = np.linspace(-150.0, 150.0, 6)
 COVERAGE_RANGE = (0.925, 0.975)
 
 
+@pytest.mark.slow
 def test_bradley_terry_intervals_cover_at_the_nominal_rate():
     """200 round robins of six bots (Elo −150…150, 200 games per pair, 30 % draws): the
     share of (bot, tournament) intervals holding the true centred Elo is ~95 %.  (Measured
@@ -222,6 +223,7 @@ def test_bradley_terry_intervals_cover_at_the_nominal_rate():
     assert COVERAGE_RANGE[0] <= share <= COVERAGE_RANGE[1], share
 
 
+@pytest.mark.slow
 def test_plackett_luce_intervals_cover_at_the_nominal_rate():
     """200 tournaments of six bots (Elo −150…150) at 4-seat tables: each of the 15
     lineups plays 40 games with finishing orders drawn from a true Plackett–Luce model.
@@ -250,6 +252,7 @@ def test_well_separated_bots_are_ranked_exactly():
     assert (fit.los_next > 0.9999).all()
 
 
+@pytest.mark.slow
 def test_rank_ranges_hold_the_true_rank():
     """Six bots only 15 Elo apart (a neighbour gap of ~1 sd of the difference at 200
     games per pair): the order is uncertain and rank ranges span ~2 places, yet they
@@ -280,6 +283,7 @@ def test_los_of_clearly_separated_bots_is_near_one():
     assert fit.los_next[0] > 0.9999
 
 
+@pytest.mark.slow
 def test_los_of_equal_bots_is_calibrated():
     """Two equal bots, 100 games, 400 tournaments.  LOS = Φ(Δ/sd) of the better-rated
     over the other; with Δ/sd ≈ |N(0, 1)| under equality, LOS > 0.95 happens when
@@ -433,6 +437,7 @@ def test_ratings_sources_are_ruff_clean():
 # ---------------------------------------------------------------------- few deals per pair
 
 
+@pytest.mark.slow
 def test_parametric_intervals_cover_when_pairs_meet_once():
     """A pair that met for one deal: resampling its deals cannot vary anything (the
     within-pair bootstrap gives intervals of width 0, coverage 0 % — found in review), so
@@ -453,6 +458,7 @@ def test_parametric_intervals_cover_when_pairs_meet_once():
         assert COVERAGE_RANGE[0] <= np.mean(hits) <= COVERAGE_RANGE[1], (games, np.mean(hits))
 
 
+@pytest.mark.slow
 def test_parametric_placement_intervals_cover_with_few_games_per_table():
     """Tables of 4 from 6 bots, each lineup meeting for 3 games: the parametric
     bootstrap (every order of a lineup enumerated with its Plackett–Luce probability)

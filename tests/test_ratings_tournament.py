@@ -16,7 +16,7 @@ import pytest
 from conftest import SAMPLES
 from test_tournament import READER, py, referee, refused, standings, tournament
 
-pytestmark = pytest.mark.usefixtures("built_samples")
+pytestmark = [pytest.mark.usefixtures("built_samples"), pytest.mark.slow, pytest.mark.e2e]
 
 YAHTZEE = SAMPLES / "yahtzee"
 DICE_POKER = SAMPLES / "dice_poker"

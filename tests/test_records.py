@@ -267,6 +267,7 @@ def test_match_record_round_trips_and_names_each_bot(tmp_path):
         record.player("nobody")
 
 
+@pytest.mark.slow
 def test_run_match_returns_the_record_and_feeds_extra_sinks(tmp_path):
     caller = str(ROOT / "sample_players/dice_poker/always_call.py")
     spec = MatchSpec(

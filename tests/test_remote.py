@@ -27,6 +27,8 @@ from referee.serve import server as server_module
 from referee.serve.server import ServeConfig, Server, load_tokens
 from referee.tournament.store import Store
 
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
+
 ROOT = Path(__file__).resolve().parents[1]
 HOLDEM = ROOT / "sample_players" / "holdem"
 LIMITS = LimitsOverride(startup_s=5.0, decision_s=0.3)

@@ -19,6 +19,8 @@ from referee.core.limits import LimitsOverride
 from referee.serve.server import ServeConfig, Server
 from tests import ppca_client
 
+pytestmark = pytest.mark.e2e
+
 LIMITS = LimitsOverride(startup_s=3.0, decision_s=0.3)
 
 
@@ -67,6 +69,7 @@ def chips_of(server: Server) -> dict[str, float]:
     return {p.name: 1000 + p.mean_score for p in server.results[0].record.players}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seats", [3, 9])
 async def test_a_table_of_original_clients_plays_a_whole_game(tmp_path, seats):
     """Original clients (the double) log in, follow every broadcast, answer `action` and
@@ -88,6 +91,7 @@ async def test_a_table_of_original_clients_plays_a_whole_game(tmp_path, seats):
         assert list(transcript.final_chips) == [referee_chips[n] for n in names], (i, transcript.final_chips)
 
 
+@pytest.mark.slow
 async def test_stalling_vanishing_and_illegal_clients_are_folded_and_the_table_plays_on(tmp_path):
     """The original server folded an illegal reply and had no clock; ours folds the
     illegal reply too (the ppca rules), gives a stalling client `timeout` and a vanished

@@ -18,6 +18,8 @@ import pytest
 
 from tests.browser import CHROMIUM, Browser
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_players"
 PY = sys.executable

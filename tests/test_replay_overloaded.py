@@ -29,6 +29,8 @@ from referee.match import Match, MatchConfig, engine
 from referee.seats.inprocess import InProcessSeat
 from referee.sinks.collect import Collector
 
+pytestmark = pytest.mark.e2e
+
 BOTS = Path(__file__).parent / "bots" / "check"
 HOG = "import time\nend = time.monotonic() + 120\nwhile time.monotonic() < end: pass"
 
@@ -243,12 +245,14 @@ def _first_forfeits(tmp_path, code: str) -> tuple[list[str], float]:
     return [f.detail for f in record.player("quits").forfeit_details], time.monotonic() - started
 
 
+@pytest.mark.slow
 def test_a_bot_that_exits_with_status_0_late_is_said_to_have_exited_not_kept_running(tmp_path):
     details, _ = _first_forfeits(tmp_path, SLOW_EXIT)
     assert details and "exited with code 0 before its first answer" in details[0], details
     assert not any("kept running" in d for d in details), details
 
 
+@pytest.mark.slow
 def test_a_bot_that_closes_its_output_and_sleeps_kept_running(tmp_path):
     details, seconds = _first_forfeits(tmp_path, KEEPS_RUNNING)
     assert details and details[0].startswith("closed its output but kept running"), details

@@ -49,6 +49,7 @@ def exported(tmp_path_factory) -> tuple[list[dict], Path]:
     return records, phh
 
 
+@pytest.mark.slow
 def test_round_trip_gives_the_logged_hands(exported) -> None:
     records, phh = exported
     back = records_from_phh([phh])
@@ -81,6 +82,7 @@ def test_round_trip_gives_the_logged_hands(exported) -> None:
     assert heads_up, "the match should reach heads-up hands (the blinds PHH lists reversed)"
 
 
+@pytest.mark.slow
 def test_replay_source_takes_a_phh_file_or_folder(exported, tmp_path) -> None:
     _, phh = exported
     source = sources.load(phh)

@@ -12,6 +12,7 @@ import json
 import time
 
 import msgspec
+import pytest
 import trio
 from conftest import BOT_PYTHON, SAMPLES
 
@@ -46,6 +47,7 @@ def _play(specs, factory, tmp_path, games_count=6, **config) -> tuple[dict, list
     ]
 
 
+@pytest.mark.slow
 def test_in_process_and_process_seats_play_the_same_games(built_samples, tmp_path):
     """Same seed, same deterministic player: the logs' moves are identical whether the
     greedy player runs as a program or as a callable."""
@@ -92,6 +94,7 @@ def test_an_exception_is_a_crash_and_a_wrong_reply_a_protocol_fault(tmp_path):
     assert players["chatty"]["forfeits"] == {"protocol": 2}
 
 
+@pytest.mark.slow
 def test_a_late_answer_is_a_timeout(tmp_path):
     greedy = _greedy()
     seen: list[str] = []
@@ -126,6 +129,7 @@ def test_the_monitor_knows_no_bot_process():
     assert issubclass(InProcessSeat, Seat)
 
 
+@pytest.mark.slow
 def test_run_match_takes_a_picklable_spec_and_repeats_itself(built_samples, tmp_path):
     """A MatchSpec is pure data (pickles, encodes to JSON); run twice, it gives the
     same game log byte for byte."""

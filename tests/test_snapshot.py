@@ -18,7 +18,7 @@ from test_tournament import poll_until
 from referee.core.botspec import BotSpecError, resolve
 from referee.tournament import snapshot
 
-pytestmark = pytest.mark.usefixtures("built_samples")
+pytestmark = [pytest.mark.usefixtures("built_samples"), pytest.mark.e2e]
 
 COMPETENT = SAMPLES / "yahtzee/bin/competent"
 

@@ -165,6 +165,7 @@ def _brute_mle(w: np.ndarray, scores: np.ndarray, target: float, model: str) -> 
     return done.x
 
 
+@pytest.mark.slow
 def test_constrained_mle_against_scipy_minimize():
     """The method (Van den Bergh, "Comments on Normalized Elo" §4.1 and "Support MLE
     multinomial" Prop. 1.1, as fastchess sprt.cpp and fishtest LLRcalc.py use it):
@@ -312,6 +313,7 @@ def _tolerance(rate: float) -> float:
     return 3 * math.sqrt(rate * (1 - rate) / RUNS)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("base", "elo0", "elo1"),
     [
@@ -388,6 +390,7 @@ def test_tally_decision_sticks():
     assert result.llr < result.upper  # the later losses pulled it back: reported, not re-decided
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("paired", [False, True])
 @pytest.mark.parametrize("model", ["normalized", "logistic"])
 def test_tally_decides_as_if_evaluating_after_every_unit(paired, model):

@@ -416,6 +416,7 @@ def test_double_elimination_ranks_by_the_bracket(tmp_path):
     assert "Grand final, bracket reset" in (tmp_path / "standings.md").read_text()
 
 
+@pytest.mark.slow
 def test_swiss_ranks_by_match_points_then_buchholz(tmp_path):
     """The better seed wins, except c beats b in round 2.  Round 1: a–c, b–d; round 2
     (seats before scores): d–a, c–b.  Match points a 2, b 1, c 1, d 0; Buchholz a 1

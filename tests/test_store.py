@@ -366,6 +366,7 @@ def _check_whole(directory: Path) -> dict[str, str]:
         return statuses
 
 
+@pytest.mark.slow
 def test_sigkill_at_random_moments_leaves_whole_games_and_resume_finishes_the_same(tmp_path):
     store_dir = tmp_path / "t"
     rng = random.Random(11)

@@ -28,7 +28,7 @@ import psutil
 import pytest
 from conftest import BOT_PYTHON, ROOT, SAMPLES
 
-pytestmark = pytest.mark.usefixtures("built_samples")
+pytestmark = [pytest.mark.usefixtures("built_samples"), pytest.mark.slow, pytest.mark.e2e]
 
 YAHTZEE = SAMPLES / "yahtzee"
 DICE_POKER = SAMPLES / "dice_poker"

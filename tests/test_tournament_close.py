@@ -11,7 +11,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from referee.tournament.store import Store
+
+pytestmark = [pytest.mark.slow, pytest.mark.e2e]
 
 ROOT = Path(__file__).resolve().parents[1]
 RANDOM = ROOT / "sample_players" / "yahtzee" / "random_player.py"
