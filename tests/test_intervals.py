@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from referee.stats.intervals import (
+    T_SERIES_FROM,
     Moments,
     elo_of_score,
     expected_score,
@@ -45,6 +46,21 @@ def test_quantiles_are_the_textbook_ones():
     """z(0.975) = 1.959964 and t(0.975; 10) = 2.228139 (any statistics table)."""
     assert z_value(0.95) == pytest.approx(1.959964, abs=1e-6)
     assert t_value(0.95, 10) == pytest.approx(2.228139, abs=1e-6)
+
+
+def test_the_t_series_agrees_with_scipy_where_it_is_used():
+    """From T_SERIES_FROM degrees of freedom on, t_value uses a series instead of scipy's
+    stdtrit: within 1e-10 (relative) of it for every confidence a summary can ask for,
+    and t(0.975; 1000) = 1.962339 (tables)."""
+    from scipy.special import stdtrit
+
+    assert t_value(0.95, 1000) == pytest.approx(1.962339, abs=1e-6)
+    for confidence in (0.5, 0.8, 0.9, 0.95, 0.98, 0.99, 0.999):
+        for dof in (T_SERIES_FROM, 201, 250, 499, 1000, 9_999, 10**5, 10**7):
+            exact = float(stdtrit(dof, 0.5 + confidence / 2))
+            assert t_value(confidence, dof) == pytest.approx(exact, rel=1e-10), (confidence, dof)
+    # Below it, scipy itself.
+    assert t_value(0.95, T_SERIES_FROM - 1) == float(stdtrit(T_SERIES_FROM - 1, 0.975))
 
 
 def test_games_needed_reproduce_the_published_figures():

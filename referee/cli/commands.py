@@ -10,20 +10,20 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import math
 import secrets
 import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import msgspec
 import trio
 
 from referee import __version__, games
-from referee.cli import arena as arena_cli
-from referee.cli import arguments, check, grade, output, plan, play, replay, serve, standings, tournament
+from referee.cli import arguments, output
 from referee.cli.arguments import EXIT_CANNOT_START, EXIT_CANNOT_WRITE, EXIT_OK, EXIT_USAGE
 from referee.cli.arguments import say as _say
 from referee.core import interrupts, records
@@ -61,7 +61,30 @@ def _export(text: str) -> tuple[str, str]:
     return fmt, path
 
 
-def build_parser() -> argparse.ArgumentParser:
+#: The commands each module of referee/cli defines (its ``add_parser``, or ``add_parsers``
+#: for two) and runs: a module is imported only when its command runs, or for the whole
+#: ``--help`` — ``referee match`` does not pay for the tournament, grading, arena and
+#: server code (a third of a second of imports).
+_MODULES: dict[str, tuple[str, ...]] = {
+    "check": ("check",),
+    "play": ("play",),
+    "tournament": ("tournament",),
+    "standings": ("standings",),
+    "plan": ("plan",),
+    "grade": ("grade",),
+    "replay": ("replay",),
+    "serve": ("serve", "connect"),
+    "arena": ("arena", "submit"),
+}
+#: Each command's function in its module, where it is not ``main``.
+_HANDLERS = {"serve": "serve_main", "connect": "connect_main", "submit": "submit_main"}
+#: Options may come between the bots: ``referee match a --games 5 b``.
+_INTERMIXED = ("match", "bench", "tournament", "plan")
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The whole command line, or with ``only`` a command's name, just that command's
+    options (the other commands are names without options)."""
     parser = arguments.OneLineErrors(
         prog="referee",
         description="Run bots against each other, safely and fast.",
@@ -173,15 +196,17 @@ def build_parser() -> argparse.ArgumentParser:
 
     sub.add_parser("games", help="list the games")
     sub.add_parser("schema", help="print the JSON Schema of the --log and --json records (docs/records.md)")
-    check.add_parser(sub)
-    play.add_parser(sub)
-    tournament_parser = tournament.add_parser(sub)
-    standings.add_parser(sub)
-    plan_parser = plan.add_parser(sub)
-    grade.add_parser(sub)
-    replay.add_parser(sub)
-    serve.add_parsers(sub)
-    arena_cli.add_parsers(sub)
+    commands = {"match": match}
+    for module_name, names in _MODULES.items():
+        if only is not None and only not in names:
+            for name in names:  # never parsed: only the command given is
+                sub.add_parser(name)
+            continue
+        module = importlib.import_module(f"referee.cli.{module_name}")
+        if len(names) == 1:
+            commands[names[0]] = module.add_parser(sub)
+        else:
+            module.add_parsers(sub)
 
     bench = sub.add_parser(
         "bench",
@@ -212,7 +237,9 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="instead: the Yahtzee match local and through referee serve/connect on loopback, per decision",
     )
-    parser.commands = {"match": match, "bench": bench, "tournament": tournament_parser, "plan": plan_parser}  # type: ignore[attr-defined]
+    commands["bench"] = bench
+    # The commands whose options may come between their positional arguments (main).
+    parser.commands = {name: commands[name] for name in _INTERMIXED if name in commands}  # type: ignore[attr-defined]
     return parser
 
 
@@ -467,31 +494,21 @@ def cmd_bench(args: argparse.Namespace) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
+    modules = {name: module for module, names in _MODULES.items() for name in names}
+    only = argv[0] if argv and argv[0] in {*modules, "match", "games", "schema", "bench"} else None
+    parser = build_parser(only)
     if argv and argv[0] in parser.commands:  # type: ignore[attr-defined]
         # Options may come between the bots: `referee match a --games 5 b`.
         args = parser.commands[argv[0]].parse_intermixed_args(argv[1:])  # type: ignore[attr-defined]
         args.command = argv[0]
     else:
         args = parser.parse_args(argv)
-    handler = {
-        "match": cmd_match,
-        "games": cmd_games,
-        "bench": cmd_bench,
-        "check": check.main,
-        "play": play.main,
-        "schema": cmd_schema,
-        "tournament": tournament.main,
-        "standings": standings.main,
-        "plan": plan.main,
-        "grade": grade.main,
-        "replay": replay.main,
-        "serve": serve.serve_main,
-        "connect": serve.connect_main,
-        "arena": arena_cli.main,
-        "submit": arena_cli.submit_main,
-    }[args.command]
+    here = {"match": cmd_match, "games": cmd_games, "bench": cmd_bench, "schema": cmd_schema}
+    if args.command in here:
+        return here[args.command](args)
+    module = importlib.import_module(f"referee.cli.{modules[args.command]}")
+    handler: Callable[[argparse.Namespace], int] = getattr(module, _HANDLERS.get(args.command, "main"))
     return handler(args)
 
 

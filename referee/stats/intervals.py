@@ -79,13 +79,34 @@ def z_value(confidence: float = CONFIDENCE) -> float:
     return NormalDist().inv_cdf(0.5 + confidence / 2)
 
 
+#: From this many degrees of freedom on, :func:`t_value` uses the series below instead
+#: of scipy: its relative error there is under 1e-10 for every confidence up to 99.9 %
+#: (tests/test_intervals.py compares the two).
+T_SERIES_FROM = 200
+
+
 def t_value(confidence: float, dof: int) -> float:
-    """t(1 − α/2; dof), the Student-t quantile of a two-sided interval."""
+    """t(1 − α/2; dof), the Student-t quantile of a two-sided interval.
+
+    Every match's summary asks for it, and importing scipy.special costs a command
+    ~0.25 s of CPU, about as much as playing 1,000 Yahtzee games between two instant
+    bots: from :data:`T_SERIES_FROM` degrees of freedom on (a match of 201 games or
+    more) it is the Cornish-Fisher series of the t quantile in powers of 1/dof
+    (Abramowitz & Stegun 26.7.5, to the fourth power), below that scipy's ``stdtrit``.
+    """
     _check_share(confidence, "confidence")
-    # Imported here: scipy.special takes ~0.2 s to import, and a match imports this module.
+    p = 0.5 + confidence / 2
+    if dof >= T_SERIES_FROM:
+        z = NormalDist().inv_cdf(p)
+        z2 = z * z
+        g1 = (z2 + 1) * z / 4
+        g2 = ((5 * z2 + 16) * z2 + 3) * z / 96
+        g3 = (((3 * z2 + 19) * z2 + 17) * z2 - 15) * z / 384
+        g4 = ((((79 * z2 + 776) * z2 + 1482) * z2 - 1920) * z2 - 945) * z / 92160
+        return z + (g1 + (g2 + (g3 + g4 / dof) / dof) / dof) / dof
     from scipy.special import stdtrit
 
-    return float(stdtrit(dof, 0.5 + confidence / 2))
+    return float(stdtrit(dof, p))
 
 
 def mean_interval(sample: Moments, confidence: float = CONFIDENCE) -> Interval:
