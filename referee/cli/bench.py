@@ -1,6 +1,6 @@
 """``referee bench``: the I/O path against the physical limit, in one run.
 
-Three figures, each on one pinned core (as matches run):
+The figures, each on one pinned core (as matches run):
 
 1. raw: a C program and a C echo bot doing blocking ``write``/``read`` round trips of a
    Yahtzee position line — what the machine can do at best;
@@ -12,6 +12,11 @@ Three figures, each on one pinned core (as matches run):
    per deal against the 4 raw round trips a deal needs (2 decisions, 2 showdown lines,
    each answered): the per-game cost, which rules a round robin of millions of deals.
 
+5. the same two matches as a user runs them, ``referee match A B --game G --games N
+   --json F`` in a process of its own (the default path: its own pinning, sandbox,
+   progress and summary, its start-up and its end), as the whole command's wall time per
+   decision or deal: what a user waits for, against the same raw figure.
+
 ``--remote`` instead plays the Yahtzee match locally and through ``referee serve`` and
 two ``referee connect`` processes on loopback (issue 15: a remote decision should cost
 at most 100 µs more than a local one).
@@ -21,6 +26,7 @@ The bots are compiled with ``cc`` into a temporary directory.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import shutil
@@ -178,6 +184,31 @@ def dice_poker_us_per_deal(bot: Path, deals: int) -> tuple[float, float]:
     return elapsed, elapsed / deals * 1e6
 
 
+def default_path(bot: Path, game: str, games_count: int, work: Path) -> tuple[float, int]:
+    """``referee match BOT BOT --game GAME --games N`` as a user runs it, in a process of its
+    own, unpinned by us (the match pins itself and its bots by default): the command's
+    wall time, start-up and end included, and the decisions its summary counts."""
+    import json
+
+    summary = work / f"{game}-summary.json"
+    argv = [sys.executable, "-m", "referee", "match", str(bot), str(bot), "--game", game]
+    argv += ["--games", str(games_count), "--seed", "1", "--quiet", "--json", str(summary)]
+    # Not on the bench's pinned core: the command pins itself, as it does for a user.
+    pinned = os.sched_getaffinity(0) if hasattr(os, "sched_getaffinity") else None
+    if pinned is not None:
+        with contextlib.suppress(OSError):
+            os.sched_setaffinity(0, range(os.cpu_count() or 1))
+    try:
+        started = time.perf_counter()
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        elapsed = time.perf_counter() - started
+    finally:
+        if pinned is not None:
+            os.sched_setaffinity(0, pinned)
+    record = json.loads(summary.read_text())
+    return elapsed, sum(player["decisions"] for player in record["players"])
+
+
 def remote_us_per_decision(bot: Path, games_count: int) -> tuple[float, float]:
     """The Yahtzee match of :func:`match_us_per_decision` with both bots remote: a
     ``referee serve`` here and two ``referee connect`` processes on loopback, every
@@ -255,5 +286,20 @@ def main(round_trips: int = 200_000, games: int = 1000, deals: int = 100_000, re
         print(
             f"{deals}-deal dice-poker match, two C bots: {per_deal:7.2f} µs per deal     "
             f"{ratios[2]:5.2f}× 4 raw round trips (target ≤ 2×: {_verdict(ratios[2], 2.0)}); {deal_seconds:.2f} s"
+        )
+        # The default path: the same matches as `referee match` runs them for a user.
+        y_seconds, y_decisions = default_path(fast, "yahtzee", games, work)
+        d_seconds, _ = default_path(caller, "dice-poker", deals, work)
+        y_us, d_us = y_seconds / y_decisions * 1e6, d_seconds / deals * 1e6
+        print(
+            "the default path: `referee match A B --game G --games N --json F`, the whole command's wall time"
+        )
+        print(
+            f"  {games}-game Yahtzee match:     {y_us:7.2f} µs per decision {y_us / raw:5.2f}× raw "
+            f"(target ≤ 3×: {_verdict(y_us / raw, 3.0)}); {y_decisions} decisions in {y_seconds:.2f} s"
+        )
+        print(
+            f"  {deals}-deal dice-poker match: {d_us:7.2f} µs per deal     {d_us / (4 * raw):5.2f}× 4 raw round "
+            f"trips (target ≤ 2×: {_verdict(d_us / (4 * raw), 2.0)}); {d_seconds:.2f} s"
         )
     return 0

@@ -212,7 +212,8 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         "bench",
         help="measure the I/O path against the raw C figure",
         description="Four figures on one pinned core: raw C round trips, the referee's round trip "
-        "with the same C echo bot, a Yahtzee match and a dice-poker match between instant C bots "
+        "with the same C echo bot, a Yahtzee match and a dice-poker match between instant C bots; "
+        "then those two matches on the default path, each a `referee match` command timed whole "
         "(needs cc).",
     )
     bench.add_argument(
