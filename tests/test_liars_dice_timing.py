@@ -113,7 +113,7 @@ def test_the_game_holds_every_decision_to_the_seed_limit():
 def io_path(request, monkeypatch):
     """The process cases run on both request paths: the C fast path and pure Python."""
     if request.param == "python-path":
-        monkeypatch.setattr(process, "_exchange", None)
+        monkeypatch.setattr(process, "exchange", None)
     return request.param
 
 

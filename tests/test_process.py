@@ -29,7 +29,7 @@ from referee.core.botspec import BotSpec
 from referee.core.limits import Limits, MiB
 from referee.core.verdict import BotFault, Verdict
 from referee.seats.process import bot as process
-from referee.seats.process import sandbox
+from referee.seats.process import fastpath, sandbox
 from referee.seats.process.bot import BotProcess
 from referee.seats.process.monitor import Monitor
 from referee.seats.process.stderr import StderrCapture
@@ -41,14 +41,14 @@ BOT = Path(__file__).parent / "bots" / "misbehave.py"
 def io_path(request, monkeypatch):
     """Every test here runs on both request paths: the C fast path and pure Python."""
     if request.param == "python-path":
-        monkeypatch.setattr(process, "_exchange", None)
+        monkeypatch.setattr(process, "exchange", None)
     return request.param
 
 
 def test_the_c_fast_path_is_built():
     # The README's setup needs a C compiler, and with one the extension must build.
-    fastpath = importlib.import_module("referee.seats.process._fastpath")
-    assert fastpath.VERSION == process._FASTPATH_VERSION, "a stale build: pip install -e . again"
+    built = importlib.import_module("referee.seats.process._fastpath")
+    assert built.VERSION == fastpath.VERSION, "a stale build: pip install -e . again"
 
 
 # A startup allowance of 2.5 s: ten times a sandboxed Python bot's first answer under

@@ -4,7 +4,7 @@ A remote decision crosses the connection twice, and trio's stream methods take a
 scheduling checkpoint on every call (a trip through the run loop, tens of µs).  On a
 plain TCP connection :class:`Wire` reads and writes the socket's descriptor directly
 and waits only when the kernel has nothing to give or no room to take, as the local
-bots' pipes do (referee/seats/process/bot.py); every :data:`YIELD_EVERY` calls that
+bots' pipes do (referee/seats/process/lines.py); every :data:`YIELD_EVERY` calls that
 did not wait it yields anyway, so a peer that floods cannot starve the other tasks.
 A TLS connection goes through the stream's own methods.
 """
@@ -15,7 +15,7 @@ import os
 
 import trio
 
-from referee.seats.process.bot import _exchange
+from referee.seats.process.fastpath import exchange
 
 #: Calls that found data (or room) at once, after which a checkpoint is taken anyway.
 YIELD_EVERY = 32
@@ -29,7 +29,7 @@ class Wire:
         self._calls = 0
         #: Whether :meth:`exchange` may be used (a plain socket, and the C fast path
         #: built): read on every remote decision, so set once.
-        self.fast = self._fd >= 0 and _exchange is not None
+        self.fast = self._fd >= 0 and exchange is not None
 
     async def receive(self) -> bytes:
         """Some bytes, ``b""`` at the end of the stream (or when it broke)."""
@@ -79,11 +79,11 @@ class Wire:
     def exchange(self, data: bytes, max_line: int, wait_ns: int) -> bytes | int | tuple[int, bytes]:
         """Write ``data`` and read the peer's answer if it comes within ``wait_ns``, in one
         C call that holds the trio loop at most that long (the local bots' fast path,
-        referee/seats/process/_fastpath.c, whose header gives the results): bytes, one
-        whole line; an int, what was written (nothing read); (written, chunk), whatever
-        else was read."""
-        assert _exchange is not None
-        return _exchange(self._fd, self._fd, data, max_line, None, wait_ns)
+        :func:`referee.seats.process.fastpath.exchange`, which gives the results): bytes,
+        one whole line; an int, what was written (nothing read); (written, chunk),
+        whatever else was read."""
+        assert exchange is not None
+        return exchange(self._fd, self._fd, data, max_line, None, wait_ns)
 
     async def _now_and_then(self) -> None:
         self._calls += 1

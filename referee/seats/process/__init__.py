@@ -2,7 +2,7 @@
 
 :mod:`.bot` is the seat itself (spawn, line I/O with deadlines, kill and sweep);
 :mod:`.monitor` samples and enforces CPU and memory; :mod:`.sandbox` builds the
-isolation layers; ``_fastpath.c`` is the per-decision write/read in C.
+isolation layers; :mod:`.fastpath` is the per-decision write/read in C (``_fastpath.c``).
 """
 
 from referee.seats.process.bot import BotProcess

@@ -1,4 +1,5 @@
-/* The per-decision I/O fast path of referee.seats.process.bot.BotProcess, in C.
+/* The per-decision I/O fast path of the process seat, in C (referee.seats.process.fastpath
+ * is its Python face: the contract in words, the counters' layout, the VERSION check).
  *
  * exchange(wfd, rfd, line, max_line, counters, wait_ns) writes `line` to the bot's
  * stdin and reads its stdout without blocking: one read right after the write and, if
@@ -173,7 +174,7 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee.seats.process._fastpath", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
-/* What bot.py checks before it uses exchange(): 2 since it took wait_ns. */
+/* What fastpath.py checks before it uses exchange(): 2 since it took wait_ns. */
 #define FASTPATH_VERSION 2
 
 PyMODINIT_FUNC PyInit__fastpath(void) {

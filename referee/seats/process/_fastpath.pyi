@@ -3,7 +3,7 @@ what each result means), for the type checker."""
 
 from _typeshed import WriteableBuffer
 
-#: What bot.py checks before it uses :func:`exchange`.
+#: What fastpath.py checks before it uses :func:`exchange`.
 VERSION: int
 
 def exchange(

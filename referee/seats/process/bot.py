@@ -49,6 +49,15 @@ from referee.core.seeding import BOT_SEED_VAR, bot_seed
 from referee.core.verdict import BotFault, Verdict, cpu_note
 from referee.seats import SLOW_KEPT, Seat, SeatUsage, notes_usage
 from referee.seats.process import sandbox
+from referee.seats.process.fastpath import (
+    ANSWERED,
+    FIRST_ANSWER,
+    LATENCY_MAX,
+    LATENCY_SUM,
+    START,
+    exchange,
+    new_counters,
+)
 from referee.seats.process.monitor import Monitor, shared_monitor
 from referee.seats.process.sandbox import spawn
 from referee.seats.process.stderr import STDERR_TAIL_CHARS, StderrCapture, stderr_tail
@@ -56,18 +65,6 @@ from referee.seats.process.stderr import STDERR_TAIL_CHARS, StderrCapture, stder
 _READ_SIZE = 1 << 16
 _NEWLINE = b"\n"
 _now_ns = time.monotonic_ns  # CLOCK_MONOTONIC, as in the C fast path
-# The statistics array shared with referee/seats/process/_fastpath.c.
-_ANSWERED, _LATENCY_SUM, _LATENCY_MAX, _FIRST_ANSWER, _START, _N_COUNTERS = range(6)
-
-#: The version of referee/seats/process/_fastpath.c this file calls.
-_FASTPATH_VERSION = 2
-try:
-    from referee.seats.process import _fastpath
-except ImportError:  # built without a C compiler: the pure-Python path does the same
-    _exchange = None
-else:
-    # A build older than this file (an editable install not rebuilt) is not used.
-    _exchange = _fastpath.exchange if getattr(_fastpath, "VERSION", 1) == _FASTPATH_VERSION else None
 _read = os.read
 _write = os.write
 #: Yield to the trio scheduler every this many requests.  A prompt bot answers before
@@ -200,7 +197,7 @@ class BotProcess(Seat):
         self.stderr_path = stderr_path
         self.cpu_budget_s = limits.cpu_s if cpu_budget_s is None else cpu_budget_s
         # Accounting, read by the match for results.
-        self._counters = array.array("q", bytes(8 * _N_COUNTERS))
+        self._counters = new_counters()
         self.cpu_s = 0.0
         self.peak_rss = 0
         # Why the process is gone, once it is.
@@ -434,14 +431,14 @@ class BotProcess(Seat):
         if self.death is not None:
             raise BotFault(self.death, self.death_detail)
         counters = self._counters
-        if self._clean and _exchange is not None:
+        if self._clean and exchange is not None:
             # The usual case in one C call: write, read, one-line check, latency.
-            result = _exchange(self._wfd, self._rfd, line, self._max_line, counters, self._wait_ns)
+            result = exchange(self._wfd, self._rfd, line, self._max_line, counters, self._wait_ns)
             if isinstance(result, bytes):
-                if not counters[_ANSWERED] % _CHECKPOINT_EVERY:
+                if not counters[ANSWERED] % _CHECKPOINT_EVERY:
                     await trio.lowlevel.checkpoint()
                 return result
-            start = counters[_START]
+            start = counters[START]
             if isinstance(result, tuple):
                 written, chunk = result
                 if not chunk:
@@ -464,14 +461,14 @@ class BotProcess(Seat):
             self._wait_cpu = None
             reply = await self._request_in_python(line, start)
         elapsed = _now_ns() - start
-        if counters[_ANSWERED]:
-            counters[_LATENCY_SUM] += elapsed
-            if elapsed > counters[_LATENCY_MAX] or elapsed >= self._near_ns:
+        if counters[ANSWERED]:
+            counters[LATENCY_SUM] += elapsed
+            if elapsed > counters[LATENCY_MAX] or elapsed >= self._near_ns:
                 self._slow_answer(elapsed)
         else:
-            counters[_FIRST_ANSWER] = elapsed  # includes the bot's startup work: kept apart
-        counters[_ANSWERED] += 1
-        if not counters[_ANSWERED] % _CHECKPOINT_EVERY:
+            counters[FIRST_ANSWER] = elapsed  # includes the bot's startup work: kept apart
+        counters[ANSWERED] += 1
+        if not counters[ANSWERED] % _CHECKPOINT_EVERY:
             await trio.lowlevel.checkpoint()
         return reply
 
@@ -560,21 +557,21 @@ class BotProcess(Seat):
     @property
     def decisions(self) -> int:
         """Requests answered (the first answer included)."""
-        return self._counters[_ANSWERED]
+        return self._counters[ANSWERED]
 
     @property
     def latency_ns(self) -> int:
         """Summed latency of every answer but the first."""
-        return self._counters[_LATENCY_SUM]
+        return self._counters[LATENCY_SUM]
 
     @property
     def latency_max_ns(self) -> int:
-        return self._counters[_LATENCY_MAX]
+        return self._counters[LATENCY_MAX]
 
     @property
     def first_answer_ns(self) -> int:
         """The first answer's latency: it includes the bot's startup work."""
-        return self._counters[_FIRST_ANSWER]
+        return self._counters[FIRST_ANSWER]
 
     @property
     def _has_answered(self) -> bool:
@@ -617,8 +614,8 @@ class BotProcess(Seat):
                 self._owed += 1
                 self._clean = False
             return
-        if _exchange is not None:
-            result = _exchange(self._wfd, self._rfd, line, self._max_line, None, self._wait_ns)
+        if exchange is not None:
+            result = exchange(self._wfd, self._rfd, line, self._max_line, None, self._wait_ns)
             answered = isinstance(result, bytes)
             if isinstance(result, tuple):
                 # Not one clean line (or b"": end of file, which the next read finds again):
@@ -828,8 +825,8 @@ class BotProcess(Seat):
         """A new slowest answer, or one close to the limit: its CPU read once, for both."""
         cpu_ns = self._cpu_since_wait()
         counters = self._counters
-        if elapsed > counters[_LATENCY_MAX]:
-            counters[_LATENCY_MAX] = self._slowest_for = elapsed
+        if elapsed > counters[LATENCY_MAX]:
+            counters[LATENCY_MAX] = self._slowest_for = elapsed
             self._slowest_cpu_ns = cpu_ns
         if elapsed >= self._near_ns:
             self._keep_slow(elapsed, cpu_ns, False)
@@ -1110,21 +1107,21 @@ class BotProcess(Seat):
         return SeatUsage(
             cpu_s=self.cpu_s,
             peak_rss_bytes=self.peak_rss,
-            decisions=counters[_ANSWERED],
-            latency_ns_total=counters[_LATENCY_SUM],
-            latency_ns_max=counters[_LATENCY_MAX],
-            first_answer_ns=counters[_FIRST_ANSWER],
+            decisions=counters[ANSWERED],
+            latency_ns_total=counters[LATENCY_SUM],
+            latency_ns_max=counters[LATENCY_MAX],
+            first_answer_ns=counters[FIRST_ANSWER],
             answered=self._has_answered,
             # The C fast path keeps the maximum itself: a fast answer that became it was
             # not measured (its CPU is unknown, and below a millisecond).
-            slowest_cpu_ns=self._slowest_cpu_ns if self._slowest_for == counters[_LATENCY_MAX] else -1,
+            slowest_cpu_ns=self._slowest_cpu_ns if self._slowest_for == counters[LATENCY_MAX] else -1,
             slow_answers=self._slow_answers,
             slow_details=list(self._slow),
             **notes_usage(self._notes.counts, self._notes.examples),
         )
 
     def new_stretch(self) -> None:
-        self._counters[_LATENCY_MAX] = 0
+        self._counters[LATENCY_MAX] = 0
         self._slowest_cpu_ns = -1
         self._slowest_for = 0
         self._slow.clear()
