@@ -42,13 +42,13 @@ async def measure(spec: BotSpec, layer: sandbox.Layer, decisions: int, readings:
     async with trio.open_nursery() as nursery:
         bot = BotProcess(spec, Limits(decision_s=1.0, startup_s=10.0), layer=layer)
         if not readings:
-            bot._cpu_reading = lambda: None  # type: ignore[method-assign]
+            bot.child.cpu_reading = lambda: None  # type: ignore[method-assign]
         await bot.start(nursery)
         await bot.request(b"x\n")
         await trio.sleep(0.3)  # the monitor has seen the bot's processes
         start = time.perf_counter()
         for _ in range(200):
-            bot._cpu_reading()
+            bot.child.cpu_reading()
         reading_us = (time.perf_counter() - start) / 200 * 1e6
         cpu = time.process_time()
         for _ in range(decisions):

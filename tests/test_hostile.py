@@ -245,7 +245,7 @@ async def run_bot(
             await before_close(bot, replies)
         # Everything of the bot that exists now must be gone after close: its tree as the
         # kernel has it, and whatever carries its token (escaped the tree or not).
-        seen = {p.pid: p for p in token_holders(bot._token)}
+        seen = {p.pid: p for p in token_holders(bot.child.token)}
         seen[leader.pid] = leader
         with contextlib.suppress(psutil.Error):
             seen.update((p.pid, p) for p in leader.children(recursive=True))
@@ -257,7 +257,7 @@ async def run_bot(
         nursery.cancel_scope.cancel()
     left = [(p.pid, status_of(p)) for p in seen.values() if still_there(p)]
     assert not left, f"{argv}: processes left after close: {left}"
-    assert token_holders(bot._token) == [], f"{argv}: processes with its token left"
+    assert token_holders(bot.child.token) == [], f"{argv}: processes with its token left"
     assert close_s < CLOSE_MAX_S, f"{argv}: close took {close_s:.2f} s"
     growth = referee_rss() - rss_before
     assert growth < RSS_GROWTH_MAX, f"{argv}: the referee grew by {growth >> 20} MiB"
@@ -454,7 +454,7 @@ async def test_a_bots_children_are_reaped_even_without_a_uid(hostile_bin, layer,
 async def test_long_line_keeps_the_referee_small(hostile_bin, layer):
     run = await run_bot(("longline", "1"), requests=2, sandbox=layer)
     assert run.fault is not None and run.fault.verdict is Verdict.PROTOCOL
-    assert len(run.bot._buf) <= LIMITS.max_line_bytes
+    assert len(run.bot.channel.buffered) <= LIMITS.max_line_bytes
     assert run.rss_growth < 16 * MiB
 
 

@@ -255,7 +255,7 @@ def run_and_sweep(argv: tuple[str, ...], **kwargs) -> Run:
         return trio.run(lambda: run_bot(argv, before_close=remember, **kwargs))
     finally:
         for bot in bots:
-            for proc in token_holders(bot._token):
+            for proc in token_holders(bot.child.token):
                 with contextlib.suppress(psutil.Error):
                     proc.kill()
         isolation.reap_orphans()
@@ -319,7 +319,7 @@ def test_stopping_new_processes_cannot_hang_a_bots_start(layer, hostile_bin, tmp
                     finally:
                         with trio.fail_after(10):
                             await bot.close()
-                    assert token_holders(bot._token) == []
+                    assert token_holders(bot.child.token) == []
                 with trio.fail_after(10):
                     await done.wait()
             finally:
@@ -330,7 +330,7 @@ def test_stopping_new_processes_cannot_hang_a_bots_start(layer, hostile_bin, tmp
     trio.run(scenario)
     attacker = outcome["attacker"]
     assert isinstance(attacker, BotProcess)
-    assert token_holders(attacker._token) == []
+    assert token_holders(attacker.child.token) == []
     assert_ran_under(attacker.sandbox, used)
     assert outcome["first"] == b"0", outcome["first"]
     assert "fault" not in outcome, outcome["fault"]
@@ -523,7 +523,7 @@ def test_two_bots_cannot_pass_a_secret(layer, hostile_bin, record_property):
         trio.run(scenario)
     finally:
         subprocess.run([str(BIN / "collude"), "clean", tag], check=False, timeout=10)
-    assert token_holders(sender._token) == [] and token_holders(receiver._token) == []
+    assert token_holders(sender.child.token) == [] and token_holders(receiver.child.token) == []
     assert_ran_under(sender.sandbox, used)
     assert_ran_under(receiver.sandbox, used)
     got = out["got"].decode(errors="replace")
@@ -737,7 +737,7 @@ def test_a_manifest_cannot_widen_its_own_sandbox(layer, hostile_bin, tmp_path):
 
     trio.run(scenario)
     reply = out["reply"].decode(errors="replace")
-    assert token_holders(bot._token) == []
+    assert token_holders(bot.child.token) == []
     assert_ran_under(bot.sandbox, used)
     assert secret not in reply, (
         f"{used}: its bot.toml named {opponent / 'secret.txt'}, and it read it: {reply}"
@@ -864,7 +864,7 @@ def test_a_grandchild_cannot_answer_for_a_dead_leader(layer, hostile_bin):
         # the grandchild: wait for both (bounded), not for a fixed delay a loaded machine
         # may overrun (the grandchild, still alive, would answer the request).
         waited = time.perf_counter()
-        while token_holders(bot._token) and time.perf_counter() - waited < 5:
+        while token_holders(bot.child.token) and time.perf_counter() - waited < 5:
             await trio.sleep(0.02)
         result["gone_after"] = time.perf_counter() - waited
         started = time.perf_counter()
@@ -1019,7 +1019,7 @@ def test_as_root_an_unreadable_bot_is_refused_unless_allowed(private_dir):
     assert "--allow-root-bots" in refused.detail, refused.detail
     allowed = BotProcess(bot_spec, LIMITS, layer=used, allow_root=True)
     reply = trio.run(_one_answer, allowed)
-    assert token_holders(allowed._token) == []
+    assert token_holders(allowed.child.token) == []
     assert_ran_under(allowed.sandbox, used)
     assert "as root" in allowed.sandbox, allowed.sandbox
     assert reply == b"0", reply
@@ -1035,7 +1035,7 @@ def test_as_root_a_bot_runs_under_a_uid_of_its_own(layer, tmp_path):
     answer = trio.run(_one_answer, bot)
     assert isinstance(answer, bytes), answer
     reply = answer.decode()
-    assert token_holders(bot._token) == []
+    assert token_holders(bot.child.token) == []
     assert_ran_under(bot.sandbox, used)
     uid = re.search(r"\buid (\d+)", bot.sandbox)
     assert uid is not None, bot.sandbox

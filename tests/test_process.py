@@ -29,7 +29,7 @@ from referee.core.botspec import BotSpec
 from referee.core.limits import Limits, MiB
 from referee.core.verdict import BotFault, Verdict
 from referee.seats.process import bot as process
-from referee.seats.process import fastpath, sandbox
+from referee.seats.process import fastpath, lines, sandbox
 from referee.seats.process.bot import BotProcess
 from referee.seats.process.monitor import Monitor
 from referee.seats.process.stderr import StderrCapture
@@ -94,7 +94,7 @@ async def play(mode: str, good: int = 0, limits: Limits = LIMITS, line: bytes = 
         except BotFault as exc:
             fault = exc
         elapsed = time.monotonic() - started
-        token = bot._token
+        token = bot.child.token
         monitor.forget(bot)
         with trio.fail_after(10):
             await bot.close()
@@ -177,7 +177,7 @@ async def test_a_bot_that_does_not_read_times_out_on_write():
 async def test_long_line_keeps_memory_bounded():
     fault, bot, _ = await play("long-line", 1)
     assert fault.verdict is Verdict.PROTOCOL
-    assert len(bot._buf) <= LIMITS.max_line_bytes
+    assert len(bot.channel.buffered) <= LIMITS.max_line_bytes
 
 
 async def test_slow_bot_recovers_after_a_timeout():
@@ -404,27 +404,27 @@ def trio_waits(monkeypatch):
 
 
 async def test_a_reply_within_the_short_wait_needs_no_trio_wait(tmp_path, monkeypatch, trio_waits):
-    monkeypatch.setattr(process, "REPLY_WAIT_S", 2.0)
+    monkeypatch.setattr(lines, "REPLY_WAIT_S", 2.0)
     async with running(paced(tmp_path, 0.05), Limits(startup_s=5.0, decision_s=5.0)) as bot:
         assert await bot.request(REQUEST) == b"0"
         trio_waits.clear()
         started = time.monotonic()
         assert await bot.request(REQUEST) == b"0"  # 50 ms: within the wait
         assert time.monotonic() - started < 1.0
-        assert bot._rfd not in trio_waits
+        assert bot.channel.rfd not in trio_waits
         assert bot.decisions == 2
 
 
 async def test_a_reply_after_the_short_wait_comes_through_trio(tmp_path, monkeypatch, trio_waits):
-    monkeypatch.setattr(process, "REPLY_WAIT_S", 0.01)
+    monkeypatch.setattr(lines, "REPLY_WAIT_S", 0.01)
     async with running(paced(tmp_path, 0.3), Limits(startup_s=5.0, decision_s=5.0)) as bot:
         assert await bot.request(REQUEST) == b"0"
         trio_waits.clear()
         started = time.monotonic()
         assert await bot.request(REQUEST) == b"0"
         assert time.monotonic() - started >= 0.3
-        assert bot._rfd in trio_waits
-        assert bot.decisions == 2 and bot._clean
+        assert bot.channel.rfd in trio_waits
+        assert bot.decisions == 2 and bot.channel.clean
 
 
 SPLIT_REPLY_BOT = """\
@@ -443,7 +443,7 @@ async def test_a_reply_written_in_two_parts_is_finished_within_the_short_wait(
 ):
     """A runtime that writes the text and the newline apart (``python -u``, ``print``
     without buffering) still gets its reply within the short wait, not through trio."""
-    monkeypatch.setattr(process, "REPLY_WAIT_S", 0.5)
+    monkeypatch.setattr(lines, "REPLY_WAIT_S", 0.5)
     script = tmp_path / "split.py"
     script.write_text(SPLIT_REPLY_BOT)
     split = BotSpec(name="split", argv=[BOT_PYTHON, str(script)], home=str(tmp_path))
@@ -452,8 +452,8 @@ async def test_a_reply_written_in_two_parts_is_finished_within_the_short_wait(
         trio_waits.clear()
         for _ in range(5):
             assert await bot.request(REQUEST) == b"0"
-        assert bot._rfd not in trio_waits
-        assert bot._clean and bot.decisions == 6
+        assert bot.channel.rfd not in trio_waits
+        assert bot.channel.clean and bot.decisions == 6
 
 
 TWO_LINE_ANSWER_BOT = """\
@@ -498,7 +498,7 @@ async def test_an_information_line_answered_with_two_lines_faults_once_and_stays
         # The whole answer is in (read from the pipe by the short wait, or still in it)
         # before the next line; on a loaded machine the bot may take a while.
         with trio.fail_after(10):
-            while len(bot._buf) + _unread(bot._rfd) < len(b"ok\nextra\n"):
+            while len(bot.channel.buffered) + _unread(bot.channel.rfd) < len(b"ok\nextra\n"):
                 await trio.sleep(0.01)
         if infos == 2:
             await bot.tell(b"info\n", expects_reply=True)  # the request follows at once
@@ -515,7 +515,7 @@ async def test_an_information_line_answered_with_two_lines_faults_once_and_stays
 @pytest.mark.parametrize("wait_s", [0.2, 30.0])
 async def test_a_bot_that_never_answers_times_out_at_its_deadline(monkeypatch, wait_s):
     """The short wait is part of the decision's time, and never longer than it."""
-    monkeypatch.setattr(process, "REPLY_WAIT_S", wait_s)
+    monkeypatch.setattr(lines, "REPLY_WAIT_S", wait_s)
     async with running(spec("sleep", 1), LIMITS) as bot:
         assert await bot.request(REQUEST) == b"0"
         started = time.monotonic()
@@ -529,7 +529,7 @@ async def test_a_bot_that_never_answers_times_out_at_its_deadline(monkeypatch, w
 async def test_a_signal_ends_the_short_wait_at_once(tmp_path, monkeypatch, io_path, trio_waits):
     """A signal's handler runs at once, not after the wait; the C path then falls back
     to trio (a miss), and the reply still arrives."""
-    monkeypatch.setattr(process, "REPLY_WAIT_S", 5.0)
+    monkeypatch.setattr(lines, "REPLY_WAIT_S", 5.0)
     handled: list[float] = []
     previous = signal.signal(signal.SIGUSR1, lambda *_: handled.append(time.monotonic()))
     try:
@@ -545,35 +545,35 @@ async def test_a_signal_ends_the_short_wait_at_once(tmp_path, monkeypatch, io_pa
                 timer.join()
             assert handled and handled[0] - sent_at < 0.5
             if io_path == "c-fast-path":
-                assert bot._rfd in trio_waits
+                assert bot.channel.rfd in trio_waits
     finally:
         signal.signal(signal.SIGUSR1, previous)
 
 
 async def test_an_answered_information_line_is_read_at_once(tmp_path, monkeypatch):
-    monkeypatch.setattr(process, "REPLY_WAIT_S", 2.0)
+    monkeypatch.setattr(lines, "REPLY_WAIT_S", 2.0)
     async with running(paced(tmp_path, 0.0), Limits(startup_s=5.0, decision_s=5.0)) as bot:
         assert await bot.request(REQUEST) == b"0"
         await bot.tell(b"info 1\n", expects_reply=True)
-        assert bot._owed == 0 and bot._clean  # dropped already: the next request is clean
+        assert bot.channel.owed == 0 and bot.channel.clean  # dropped already: the next request is clean
         assert await bot.request(REQUEST) == b"0"
         assert bot.decisions == 2
 
 
 async def test_a_late_information_answer_is_owed_and_skipped(tmp_path, monkeypatch):
-    monkeypatch.setattr(process, "REPLY_WAIT_S", 0.01)
+    monkeypatch.setattr(lines, "REPLY_WAIT_S", 0.01)
     async with running(paced(tmp_path, 0.0, info_delay=0.2), Limits(startup_s=5.0, decision_s=5.0)) as bot:
         assert await bot.request(REQUEST) == b"0"
         await bot.tell(b"info 1\n", expects_reply=True)
-        assert bot._owed == 1 and not bot._clean
+        assert bot.channel.owed == 1 and not bot.channel.clean
         assert await bot.request(REQUEST) == b"0"  # "ack" came first and was dropped
-        assert bot._owed == 0 and bot._clean
+        assert bot.channel.owed == 0 and bot.channel.clean
         assert await bot.request(REQUEST) == b"0"
 
 
 async def test_an_information_answer_then_end_of_output_is_a_crash_at_the_next_request(tmp_path, monkeypatch):
     """As before the short wait: an information line meets no fault; the next request does."""
-    monkeypatch.setattr(process, "REPLY_WAIT_S", 2.0)
+    monkeypatch.setattr(lines, "REPLY_WAIT_S", 2.0)
     async with running(paced(tmp_path, 0.0), Limits(startup_s=5.0, decision_s=5.0)) as bot:
         assert await bot.request(REQUEST) == b"0"
         await bot.tell(b"info bye\n", expects_reply=True)  # answered, then its stdout closes

@@ -417,7 +417,7 @@ async def test_socket_buffers_count_against_the_bots_cgroup(layer, hostile_bin):
         bot = BotProcess(spec, limits, layer=layer)
         await bot.start(nursery)
         try:
-            assert bot._jail is not None and bot._jail.cgroup is not None, bot.sandbox
+            assert bot.child.jail is not None and bot.child.jail.cgroup is not None, bot.sandbox
             cap = limits.memory_bytes + sandbox.plan._SUPERVISOR_ROOM
             with trio.fail_after(30):
                 with contextlib.suppress(BotFault):
@@ -425,7 +425,7 @@ async def test_socket_buffers_count_against_the_bots_cgroup(layer, hostile_bin):
                 # The kernel may kill a helper child only, and the bot answer on: the
                 # monitor's next sample sees the kill in the cgroup.
                 bot.sample()
-            peak = bot._jail.cgroup.memory_peak()
+            peak = bot.child.jail.cgroup.memory_peak()
         finally:
             await bot.close()
             nursery.cancel_scope.cancel()

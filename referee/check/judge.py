@@ -11,7 +11,7 @@ from referee.check.observe import ITEM_OF_WAIT, CheckProcess, Overload, Stray
 from referee.check.run import SEND_TO_CHECK, CheckRun, Fault
 from referee.core.limits import Limits
 from referee.core.verdict import Verdict, printable
-from referee.seats.process.bot import eof_grace_s
+from referee.seats.process.child import eof_grace_s
 
 ITEMS = (
     ("startup", "startup"),

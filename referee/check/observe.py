@@ -1,15 +1,24 @@
 """Observing the bot under check: its processes record what the match alone does not
 (answer times, stray output, memory samples, how it ends at end of input), without
-changing what the match sees."""
+changing what the match sees.
+
+:class:`CheckProcess` is a :class:`~referee.seats.process.bot.BotProcess` subclass, not a
+wrapper around one: the match makes its seats from a class (``process_class``, see
+:mod:`referee.check.plan`), and the monitor and the lineup hold the seat itself, so a
+wrapper would have to forward the whole seat surface and stay in step with it.  It
+overrides only the seat's public methods (``start``, ``request``, ``tell``, ``close``),
+calling them back, and observes through the seat's documented parts: the process tree
+(``self.child``: ``known_pids``, ``wait_exit``) and the line channel (``self.channel``:
+``owes_answers``, ``bytes_waiting``, ``leftover``, ``close_input``), and ``closed``.
+Nothing private of the seat is reached, so the seat's stray-output handling can change
+without breaking ``check``.
+"""
 
 from __future__ import annotations
 
-import array
 import collections
-import fcntl
 import os
 import sys
-import termios
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -23,7 +32,8 @@ from referee.core import overload as machine
 from referee.core.botspec import BotSpec
 from referee.core.verdict import BotFault, Verdict
 from referee.seats.process import sandbox
-from referee.seats.process.bot import BotProcess, describe_status, eof_grace_s
+from referee.seats.process.bot import BotProcess
+from referee.seats.process.child import describe_status, eof_grace_s
 
 #: How often (seconds) the bot's memory is sampled while it answers; the match's monitor
 #: samples 4 times a second, too rarely for a check that lasts a second or two.
@@ -114,18 +124,6 @@ class _Watch:
             bot_wait=max(0, bot[1] - self.bot[1]) / 1e9,
             referee_wait=max(0, referee[1] - self.referee[1]) / 1e9,
         )
-
-
-def _bytes_waiting(fd: int) -> int:
-    """Bytes in a pipe not read yet (FIONREAD): looks without taking them."""
-    if fd < 0:
-        return 0
-    count = array.array("i", [0])
-    try:
-        fcntl.ioctl(fd, termios.FIONREAD, count, True)
-    except OSError:
-        return 0
-    return count[0]
 
 
 class Recorder:
@@ -248,7 +246,7 @@ class CheckProcess(BotProcess):
         no scan of /proc, which costs milliseconds a request."""
         if not self.alive or self.pid < 0:
             return []
-        return list(self._seen)
+        return self.child.known_pids()
 
     def _pids(self) -> list[int]:
         """The bot's processes now (its supervisor's too: it sleeps)."""
@@ -270,15 +268,15 @@ class CheckProcess(BotProcess):
     def _look_for_stray_output(self) -> None:
         """Before a request is written, nothing should be waiting in the bot's stdout but
         the answers it owes to information lines (dice poker) or a timed-out request."""
-        if self._last is None or self.death is not None or self._owed or self._discarding:
+        if self._last is None or self.death is not None or self.channel.owes_answers:
             return
-        waiting = _bytes_waiting(self._rfd)
+        waiting = self.channel.bytes_waiting()
         if waiting and len(self.strays) < 20:
             self.strays.append(Stray(*self._last, waiting=waiting))
 
     async def close(self) -> None:
         # Not when a stop (Ctrl-C) interrupted a request: the bot is busy, not at its end.
-        if self.watched and self.alive and not self._closed and not self._pending:
+        if self.watched and self.alive and not self.closed and not self._pending:
             with trio.CancelScope(shield=True):
                 await self._watch_exit_on_eof()
         await super().close()
@@ -286,17 +284,17 @@ class CheckProcess(BotProcess):
     async def _watch_exit_on_eof(self) -> None:
         """Close the bot's input and give it the exit allowance to exit by itself."""
         watch = _Watch(self._pids())
-        self._close_fd("_wfd")
+        self.channel.close_input()
         began = trio.current_time()
         grace = eof_grace_s(self.limits)
-        await self._wait_exit(grace)
+        await self.child.wait_exit(grace)
         if self.exit_status is None:
             overload = watch.end("exit on EOF", grace, self._pids())
             self.overloads.append(overload)
             if overload.machine_caused:
                 # Starved, not stuck (issue 28): the exit allowance it would have on a quiet
                 # machine, as CPU it could not get — wait up to the match's exit limit.
-                await self._wait_exit(max(0.0, self.limits.exit_s - grace))
+                await self.child.wait_exit(max(0.0, self.limits.exit_s - grace))
                 overload.wall = trio.current_time() - began
         seconds = trio.current_time() - began
         status = self.exit_status
@@ -307,25 +305,8 @@ class CheckProcess(BotProcess):
             clean=status is not None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0,
         )
         if status is not None:
-            leftover = self._unowed_output()
+            # What the exited bot left in its stdout beyond the answers it owed.
+            leftover = self.channel.leftover(LEFTOVER_MAX)
             if leftover:
                 last_line, last_reply = self._last or (None, None)
                 self.strays.append(Stray(last_line, last_reply, len(leftover), leftover))
-
-    def _unowed_output(self) -> bytes:
-        """What the exited bot left in its stdout beyond the answers it owed."""
-        data = self._buf
-        while len(data) < LEFTOVER_MAX:
-            try:
-                chunk = os.read(self._rfd, LEFTOVER_MAX)
-            except OSError:  # BlockingIOError: nothing more (a child may hold the pipe)
-                break
-            if not chunk:
-                break
-            data += chunk
-        owed = self._owed + (1 if self._discarding else 0)
-        for _ in range(owed):
-            _, newline, data = data.partition(b"\n")
-            if not newline:
-                return b""
-        return data

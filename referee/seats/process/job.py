@@ -6,9 +6,9 @@ requests, it writes a stream and exits — but everything else a bot gets applie
 unchanged: the layer, a uid of its own as root, the private working directory (a
 size-capped tmpfs under namespaces and bubblewrap), no network, the CPU, memory and
 file caps sampled by the monitor, the process cap, and a tree killed whole at the end.
-So :class:`Job` is a :class:`~referee.seats.process.bot.BotProcess` with one more way
-to talk: :meth:`Job.output` reads its stdout to the end, bounded in time and in bytes,
-instead of one line per request.
+So :class:`Job` holds the same :class:`~referee.seats.process.child.Child` a bot's seat
+does, and its stderr the same way; where a seat reads one line per request,
+:meth:`Job.output` reads its stdout to the end, bounded in time and in bytes.
 
 :func:`run_job` is the whole lifetime in one call, as a build wants it.
 """
@@ -26,7 +26,9 @@ from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
 from referee.core.verdict import BotFault, Verdict
 from referee.seats.process import sandbox
-from referee.seats.process.bot import BotProcess
+from referee.seats.process.child import CannotStart, Child, eof_grace_s
+from referee.seats.process.monitor import Monitor, shared_monitor
+from referee.seats.process.stderr import StderrDrain
 
 _READ_SIZE = 1 << 16
 #: How often a job's processes' run delay is sampled (issue 28): a compiler process
@@ -64,8 +66,98 @@ class JobResult:
         return None if self.status is None else os.waitstatus_to_exitcode(self.status)
 
 
-class Job(BotProcess):
-    """A sandboxed process whose stdout is read to the end rather than line by line."""
+class Job:
+    """A sandboxed command whose stdout is read to the end rather than line by line.
+
+    Create, ``await start(nursery)``, read :meth:`output`, :meth:`wait`, ``await
+    close()``; :attr:`death` says why the referee stopped it, if it did.
+    """
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        limits: Limits,
+        *,
+        layer: sandbox.Layer = sandbox.Layer.RLIMITS,
+        allow_root: bool = False,
+        monitor: Monitor | None = None,
+    ) -> None:
+        self.spec = spec
+        self.limits = limits
+        self.layer = layer
+        #: The process tree in its jail.
+        self.child = Child(spec, limits, layer, allow_root=allow_root)
+        self._stderr = StderrDrain(limits.stderr_bytes)
+        self._stdin = self._stdout = -1
+        self._monitor = monitor
+        #: Why the referee stopped it (or why it could not start), once it did.
+        self.death: Verdict | None = None
+        self.death_detail = ""
+        self._closed = False
+
+    @property
+    def alive(self) -> bool:
+        return self.death is None and self.child.spawned
+
+    @property
+    def exit_status(self) -> int | None:
+        return self.child.exit_status
+
+    @property
+    def cpu_s(self) -> float:
+        return self.child.cpu_s
+
+    @property
+    def peak_rss(self) -> int:
+        return self.child.peak_rss
+
+    @property
+    def sandbox(self) -> str:
+        """The isolation it ran under, described (layer, uid, parts)."""
+        return self.child.description
+
+    async def start(self, nursery: trio.Nursery) -> None:
+        """Start it.  Raises ``BotFault(STARTUP)`` if it cannot be started."""
+        try:
+            pipes = await self.child.spawn()
+        except CannotStart as exc:
+            self.death = Verdict.STARTUP
+            self.death_detail = exc.detail
+            raise BotFault(Verdict.STARTUP, exc.detail) from None
+        self._stdin, self._stdout = pipes.stdin, pipes.stdout
+        self._stderr.open(pipes.stderr)
+        why = await self.child.ready()
+        if why is not None:
+            self.kill(Verdict.STARTUP, f"cannot start: {why}")
+            await self.close()
+            raise BotFault(Verdict.STARTUP, self.death_detail)
+        nursery.start_soon(self._stderr.run)
+        if self._monitor is None:
+            self._monitor = shared_monitor(nursery)
+        self._monitor.watch(self)
+
+    def close_input(self) -> None:
+        """Close its stdin: a job that waits for input sees end of file."""
+        fd, self._stdin = self._stdin, -1
+        _close(fd)
+
+    def kill(self, verdict: Verdict, detail: str) -> None:
+        """Stop it now with ``verdict`` (the first cause wins)."""
+        if self.death is None:
+            self.death = verdict
+            self.death_detail = detail
+        self.child.kill()
+
+    def sample(self) -> None:
+        """Update its CPU and memory (called by the monitor); stop it over a cap."""
+        if self.death is not None:
+            return
+        over = self.child.sample()
+        if over is not None:
+            self.kill(*over)
+
+    def stderr_text(self) -> str:
+        return self._stderr.text()
 
     async def output(self, deadline: float, limit: int, sink: BinaryIO | None = None) -> tuple[bytes, bool]:
         """Everything it writes to stdout until it closes it — returned, or written to
@@ -88,10 +180,10 @@ class Job(BotProcess):
 
         while True:
             try:
-                chunk = os.read(self._rfd, _READ_SIZE)
+                chunk = os.read(self._stdout, _READ_SIZE)
             except BlockingIOError:
                 with trio.move_on_at(deadline) as scope:
-                    await trio.lowlevel.wait_readable(self._rfd)
+                    await trio.lowlevel.wait_readable(self._stdout)
                 if scope.cancelled_caught:
                     self.kill(Verdict.TIMEOUT, "still running at its wall-time limit")
                     return b"".join(chunks), False
@@ -110,9 +202,33 @@ class Job(BotProcess):
 
     async def wait(self, deadline: float) -> None:
         """Wait (until ``deadline``) for it to exit by itself once its output has ended."""
-        await self._wait_exit(max(0.0, deadline - trio.current_time()))
+        await self.child.wait_exit(max(0.0, deadline - trio.current_time()))
         if self.exit_status is None and self.death is None:
             self.kill(Verdict.TIMEOUT, "closed its output but kept running to its wall-time limit")
+
+    async def close(self) -> None:
+        """Stop it and everything it started, reap it and give back what it held;
+        bounded in time, shielded, safe to call twice."""
+        if self._closed or not self.child.spawned:
+            if not self._closed:
+                await self.child.release()  # a start that made no process: its directory, uid
+            self._closed = True
+            return
+        with trio.CancelScope(shield=True):
+            if self._monitor is not None:
+                self._monitor.forget(self)  # one last sample first
+            self._closed = True
+            self.close_input()
+            if self.death is None:
+                await self.child.wait_exit(eof_grace_s(self.limits))
+            await self.child.kill_and_reap()
+            self._stderr.finish()
+            fd, self._stdout = self._stdout, -1
+            _close(fd)
+            await self.child.release()
+            if self.child.exit_status is None and self.death is None:
+                self.death = Verdict.CRASH
+                self.death_detail = "did not exit after SIGKILL"
 
 
 async def run_job(
@@ -143,7 +259,7 @@ async def run_job(
         try:
             await job.start(nursery)
             nursery.start_soon(_sample_delays, job, delays)
-            job._close_fd("_wfd")  # nothing to read: a job that waits for input sees EOF
+            job.close_input()  # nothing to read: a job that waits for input sees EOF
             output, cut = await job.output(deadline, output_limit, sink)
             if job.death is None:
                 await job.wait(deadline)
@@ -175,9 +291,15 @@ async def _sample_delays(job: Job, delays: dict[tuple[int, str], int]) -> None:
         await trio.sleep(_DELAY_SAMPLE_S)
         if job.death is not None or job.exit_status is not None:
             continue
-        for proc in job._tree():
-            if proc.pid in job._supervisors:
+        for proc in job.child.processes():
+            if proc.pid in job.child.supervisors:
                 continue
             for tid, _, delay in overload.thread_schedstats(proc.pid):
                 key = (proc.pid, tid)
                 delays[key] = max(delays.get(key, 0), delay)
+
+
+def _close(fd: int) -> None:
+    if fd >= 0:
+        trio.lowlevel.notify_closing(fd)
+        os.close(fd)
