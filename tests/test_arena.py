@@ -216,8 +216,12 @@ def test_thirty_submissions_at_once(arena):
 
 
 def _consistent(folder: Path) -> dict:
-    """The store's invariants: every done match's games stored once, bots' counts equal to them."""
+    """The store's invariants: every done match's games stored once, bots' counts equal to them.
+
+    Read in one transaction, so from one snapshot: the server may finish a match meanwhile,
+    and statement by statement the counts could be read before it and the matches after."""
     with db(folder) as conn:
+        conn.execute("BEGIN")
         states = dict(conn.execute("SELECT state, count(*) FROM matches GROUP BY state").fetchall())
         for mid, record in conn.execute("SELECT id, record FROM matches WHERE state = 'done'"):
             played = json.loads(record)["games_played"]
