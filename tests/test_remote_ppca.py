@@ -21,13 +21,19 @@ from tests import ppca_client
 
 pytestmark = pytest.mark.e2e
 
-LIMITS = LimitsOverride(startup_s=3.0, decision_s=0.3)
+#: The clients share the server's event loop, so on a loaded machine a prompt one may take
+#: a while: 0.3 s (plus the 0.2 s allowance) was once too short (a timeout in a suite run).
+LIMITS = LimitsOverride(startup_s=3.0, decision_s=1.0)
+#: For tables whose clients never stall, where a longer limit costs nothing.
+ROOMY = LimitsOverride(startup_s=10.0, decision_s=3.0)
 
 
-async def table(tmp_path: Path, players: list[dict], seed: int = 11) -> tuple[Server, list]:
+async def table(
+    tmp_path: Path, players: list[dict], seed: int = 11, limits: LimitsOverride = LIMITS
+) -> tuple[Server, list]:
     """One table of ``len(players)`` PPCA clients; each dict: play()'s keyword arguments (and ``name``)."""
     config = ServeConfig(
-        game="holdem", table_size=len(players), games=1, seed=seed, limits=LIMITS, allowance_s=0.2, tables=1,
+        game="holdem", table_size=len(players), games=1, seed=seed, limits=limits, allowance_s=0.2, tables=1,
         dialect="ppca",
     )  # fmt: skip
     server = Server(config, out=tmp_path / "served")
@@ -77,7 +83,7 @@ async def test_a_table_of_original_clients_plays_a_whole_game(tmp_path, seats):
     to its one `game over` without an error or a failed chip assertion; their own count
     of the chips agrees with the referee's record."""
     names = [f"p{i}" for i in range(seats)]
-    server, transcripts = await table(tmp_path, [{"name": n} for n in names])
+    server, transcripts = await table(tmp_path, [{"name": n} for n in names], limits=ROOMY)
     record = server.results[0].record
     assert record.completed and record.games_played == 1
     assert {p.name: p.forfeits for p in record.players} == {n: {} for n in names}
