@@ -61,6 +61,8 @@ from referee.seats.process import sandbox as isolation
 from referee.seats.process.bot import BotProcess
 from referee.seats.process.monitor import Monitor
 
+pytestmark = pytest.mark.slow
+
 HOSTILE = Path(__file__).resolve().parent / "hostile"
 BIN = HOSTILE / "bin"
 

@@ -85,6 +85,8 @@ from referee.seats.process import sandbox as isolation
 from referee.seats.process.bot import BotProcess
 from referee.seats.process.sandbox import spawn
 
+pytestmark = pytest.mark.slow
+
 ROOT = Path(__file__).resolve().parents[1]
 REQUEST = b"1 2 3 4 5\n"
 IS_ROOT = os.geteuid() == 0

@@ -44,6 +44,8 @@ from referee.seats.process import bot as process
 from referee.seats.process import sandbox
 from referee.seats.process.bot import BotProcess
 
+pytestmark = pytest.mark.slow
+
 #: A Liar's Dice bot: ``probe.py STARTUP_S SLOW DELAY_S [MODE]``.  It sleeps STARTUP_S
 #: before it reads anything, then answers every ``turn`` at once with a legal move,
 #: except its decisions SLOW (``1,3``: the first and third of this process; ``all``;

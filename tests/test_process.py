@@ -109,6 +109,7 @@ async def play(mode: str, good: int = 0, limits: Limits = LIMITS, line: bytes = 
 MEMORY_LIMITS = Limits(startup_s=2.5, decision_s=3.0, cpu_s=1.0, memory_bytes=150 * MiB, exit_s=2.0)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("mode", "good", "verdict", "within"),
     [
@@ -134,6 +135,7 @@ async def test_misbehaving_bot_gets_its_verdict(mode, good, verdict, within):
     assert elapsed < within, f"{mode}: took {elapsed:.2f} s"
 
 
+@pytest.mark.slow
 async def test_a_startup_allowance_shorter_than_the_decision_limit_is_honoured():
     """--startup-timeout 0.5 with a 5 s decision limit: no first answer is a startup
     verdict after 0.5 s, not after 5 (the verdict names 0.5 s)."""
@@ -143,6 +145,7 @@ async def test_a_startup_allowance_shorter_than_the_decision_limit_is_honoured()
     assert elapsed < 2.5, f"took {elapsed:.2f} s"
 
 
+@pytest.mark.slow
 async def test_cpu_budget_is_enforced_over_the_tree():
     limits = Limits(startup_s=5.0, decision_s=10.0, cpu_s=1.0, exit_s=2.0)
     fault, bot, elapsed = await play("cpu", 1, limits=limits)
@@ -151,6 +154,7 @@ async def test_cpu_budget_is_enforced_over_the_tree():
     assert bot.cpu_s >= 1.0 and elapsed < 6.0
 
 
+@pytest.mark.slow
 async def test_garbage_reply_is_returned_for_the_game_to_judge():
     async with running(spec("garbage", 1), LIMITS) as bot:
         assert await bot.request(REQUEST) == b"0"
@@ -167,6 +171,7 @@ async def test_exit_code_is_reported():
     assert "exited with code 1" in fault.detail
 
 
+@pytest.mark.slow
 async def test_a_bot_that_does_not_read_times_out_on_write():
     # 1 MiB cannot fit in a pipe (64 KiB): the write must be bounded by the deadline.
     fault, _, elapsed = await play("noread", 0, line=b"9" * (1 << 20) + b"\n", asks=1)
@@ -174,12 +179,14 @@ async def test_a_bot_that_does_not_read_times_out_on_write():
     assert elapsed < 3.5
 
 
+@pytest.mark.slow
 async def test_long_line_keeps_memory_bounded():
     fault, bot, _ = await play("long-line", 1)
     assert fault.verdict is Verdict.PROTOCOL
     assert len(bot.channel.buffered) <= LIMITS.max_line_bytes
 
 
+@pytest.mark.slow
 async def test_slow_bot_recovers_after_a_timeout():
     """A late reply is read and dropped; the next answer is matched to the next request."""
     limits = Limits(startup_s=5.0, decision_s=0.4, exit_s=2.0)
@@ -194,6 +201,7 @@ async def test_slow_bot_recovers_after_a_timeout():
             await bot.request(REQUEST)  # its own reply is 0.6 s away again: a timeout, not a desync
 
 
+@pytest.mark.slow
 async def test_hung_bot_is_stopped_after_two_timeouts():
     async with running(spec("sleep", 1), LIMITS) as bot:
         assert await bot.request(REQUEST) == b"0"
@@ -206,6 +214,7 @@ async def test_hung_bot_is_stopped_after_two_timeouts():
             await bot.request(REQUEST)  # dead: fails at once
 
 
+@pytest.mark.slow
 async def test_ignoring_sigterm_does_not_delay_close():
     async with running(spec("ignore-term", 0), LIMITS) as bot:
         assert await bot.request(REQUEST) == b"0"
@@ -238,6 +247,7 @@ async def test_stderr_is_captured_to_a_file(tmp_path):
     assert text.startswith("x" * 500) and text.endswith("x" * 500)
 
 
+@pytest.mark.slow
 async def test_a_fast_bots_last_stderr_lines_are_kept(tmp_path):
     """What a bot writes just before its last answer and on its way out reaches the file:
     the reader task may not have run since (the fast path yields every few answers)."""
@@ -292,6 +302,7 @@ async def test_private_working_directory_and_minimal_environment(tmp_path):
 # ---------------------------------------------------------------- from the review of the layer
 
 
+@pytest.mark.slow
 async def test_a_bot_that_stops_reading_mid_match_is_stopped_not_desynced():
     """A write that times out leaves part of a line in the pipe: no later reply can be
     matched to its request, so the bot is stopped (it used to time out forever)."""
@@ -304,6 +315,7 @@ async def test_a_bot_that_stops_reading_mid_match_is_stopped_not_desynced():
         assert bot.death is Verdict.TIMEOUT
 
 
+@pytest.mark.slow
 async def test_a_cancelled_close_still_ends_the_bot():
     async with running(spec("ignore-term", 0), LIMITS) as bot:
         assert await bot.request(REQUEST) == b"0"
@@ -338,6 +350,7 @@ async def test_a_bot_under_its_own_uid_still_gets_oom_score_1000():
     assert oom == b"1000"
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(os.geteuid() != 0, reason="a uid per bot needs root")
 def test_bot_uids_are_never_shared_while_in_use():
     taken = []
@@ -415,6 +428,7 @@ async def test_a_reply_within_the_short_wait_needs_no_trio_wait(tmp_path, monkey
         assert bot.decisions == 2
 
 
+@pytest.mark.slow
 async def test_a_reply_after_the_short_wait_comes_through_trio(tmp_path, monkeypatch, trio_waits):
     monkeypatch.setattr(lines, "REPLY_WAIT_S", 0.01)
     async with running(paced(tmp_path, 0.3), Limits(startup_s=5.0, decision_s=5.0)) as bot:
@@ -476,6 +490,7 @@ def _unread(fd: int) -> int:
     return struct.unpack("i", fcntl.ioctl(fd, termios.FIONREAD, b"\0\0\0\0"))[0]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("delay_s", [0.0, 0.3], ids=["at-once", "after-the-short-wait"])
 @pytest.mark.parametrize("infos", [1, 2], ids=["one-information-line", "then-another"])
 async def test_an_information_line_answered_with_two_lines_faults_once_and_stays_in_step(
@@ -512,6 +527,7 @@ async def test_an_information_line_answered_with_two_lines_faults_once_and_stays
         assert await bot.request(REQUEST) == b"r3"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("wait_s", [0.2, 30.0])
 async def test_a_bot_that_never_answers_times_out_at_its_deadline(monkeypatch, wait_s):
     """The short wait is part of the decision's time, and never longer than it."""
@@ -526,6 +542,7 @@ async def test_a_bot_that_never_answers_times_out_at_its_deadline(monkeypatch, w
         assert LIMITS.decision_s - 0.05 <= elapsed < LIMITS.decision_s + 0.3
 
 
+@pytest.mark.slow
 async def test_a_signal_ends_the_short_wait_at_once(tmp_path, monkeypatch, io_path, trio_waits):
     """A signal's handler runs at once, not after the wait; the C path then falls back
     to trio (a miss), and the reply still arrives."""
@@ -571,6 +588,7 @@ async def test_a_late_information_answer_is_owed_and_skipped(tmp_path, monkeypat
         assert await bot.request(REQUEST) == b"0"
 
 
+@pytest.mark.slow
 async def test_an_information_answer_then_end_of_output_is_a_crash_at_the_next_request(tmp_path, monkeypatch):
     """As before the short wait: an information line meets no fault; the next request does."""
     monkeypatch.setattr(lines, "REPLY_WAIT_S", 2.0)
@@ -598,6 +616,7 @@ for n, line in enumerate(sys.stdin):
 """
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("owed", ["information", "late"])
 async def test_an_owed_answer_over_the_line_limit_is_protocol_at_once(tmp_path, owed):
     """Issue 27: a 1 GiB answer without a newline, owed to an information line or to a

@@ -164,6 +164,7 @@ async def test_a_bot_lives_in_namespaces_of_its_own_behind_a_read_only_root(tmp_
     assert (os.geteuid() == 0) == ("uid " in bot.sandbox)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", SUPERVISED, ids=str)
 async def test_the_supervisor_is_not_charged_to_the_bot(layer, hostile_bin):
     """The supervisor is a Python process of ~10 MiB: a C bot that uses 1-2 MiB must be
@@ -187,6 +188,7 @@ def _bot_processes(marker: str) -> list[psutil.Process]:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("layer", [*SUPERVISED, *(["bwrap"] if sandbox.bwrap_works() else [])], ids=str)
 def test_nothing_of_a_bot_outlives_a_referee_killed_with_sigkill(layer, hostile_bin, tmp_path):
     """kill -9 of the referee: bots that ignore EOF and SIGTERM, and their children, die too
@@ -248,6 +250,7 @@ def test_every_link_to_a_program_is_made_visible(tmp_path):
     assert {str(tmp_path / "venv"), str(tmp_path / "tools"), "/usr"} <= found
 
 
+@pytest.mark.slow
 def test_a_build_command_is_not_run_without_build(tmp_path, built_samples):
     """A bot.toml's build runs outside the sandbox: only with --build."""
     marker = tmp_path / "built"
@@ -295,6 +298,7 @@ def _fake_home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Path, P
     return home, home / ".venv" / "bin" / "python3"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("named", [True, False], ids=["named", "on-path"])
 @pytest.mark.parametrize("layer", SUPERVISED, ids=str)
 async def test_a_bot_in_the_home_directory_runs_under_a_virtualenv_there(layer, named, tmp_path, monkeypatch):
@@ -312,6 +316,7 @@ async def test_a_bot_in_the_home_directory_runs_under_a_virtualenv_there(layer, 
     assert reply.split() == [str(home / ".venv"), "True", "secret-hidden"]
 
 
+@pytest.mark.slow
 @needs_namespaces
 async def test_a_named_file_that_is_an_absolute_link_is_bound_where_it_leads(tmp_path, monkeypatch):
     """Files in a shared directory are bound one by one; a link among them
@@ -503,6 +508,7 @@ def _quota_cases() -> list:
     return cases
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("layer", "what"), _quota_cases())
 async def test_a_bot_leaves_the_users_own_quotas_alone(layer, what, hostile_bin, tmp_path):
     """Issue 27: inotify instances, queued signals and POSIX message-queue bytes are
