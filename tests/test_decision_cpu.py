@@ -85,8 +85,12 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
     computed, slept, timed_out = details
     # The first computed: most of its time was CPU (all of it, on an idle machine).
     assert computed["cpu_ms"] >= 300, computed
-    # The second slept: nearly no CPU for as long a wait.
-    assert slept["cpu_ms"] <= 100, slept
+    # The second slept: nearly no CPU for as long a wait — unless a loaded machine made the
+    # first computation a timeout: the bot then computes on into the next game (it reads
+    # nothing meanwhile), and the rest of that CPU can fall in this wait (seen beside four
+    # workers on two cores: 383 ms).
+    if not computed["timeout"]:
+        assert slept["cpu_ms"] <= 100, slept
     # The third timed out while computing: how long it was waited for, and its CPU (all
     # of it on an idle machine; beside the suite's other worker CI measured 142 ms).
     assert timed_out["timeout"] and timed_out["wall_ms"] >= 1000 and timed_out["cpu_ms"] >= 100, timed_out
