@@ -295,8 +295,11 @@ class Case:
     argv: tuple[str, ...]
     #: None: the bot behaves (as far as the referee can tell) and must get no fault.
     verdict: Verdict | None
-    #: Bound on the time to the verdict, seconds.
-    within: float = 1.0
+    #: Bound on the time to the verdict, seconds: a margin against a referee that hangs
+    #: (the measured times are in the table printed at the end), so several times what an
+    #: idle machine takes — the suite runs beside busy loops (docs/testing.md; a fork bomb
+    #: once took 1.15 s against the 1.0 s this was).
+    within: float = 3.0
     limits: Limits = LIMITS
     #: Honest answers before the misbehaviour (the programs' GOOD argument).
     good: int | None = 1
@@ -312,15 +315,15 @@ class Case:
 
 CASES = [
     Case("infinite loop, short decision limit", ("spin",), Verdict.TIMEOUT, detail="no reply in time"),
-    Case("infinite loop", ("spin",), Verdict.CPU, 5.0, CPU_LIMITS, detail="over its budget of 1 s"),
-    Case("two threads burning CPU", ("threads",), Verdict.CPU, 5.0, CPU_LIMITS, detail="budget of 1 s"),
+    Case("infinite loop", ("spin",), Verdict.CPU, 8.0, CPU_LIMITS, detail="over its budget of 1 s"),
+    Case("two threads burning CPU", ("threads",), Verdict.CPU, 8.0, CPU_LIMITS, detail="budget of 1 s"),
     Case("sleep", ("sleep",), Verdict.TIMEOUT),
     Case("pause()", ("pause",), Verdict.TIMEOUT),
     Case("SIGSTOP itself", ("sigstop",), Verdict.TIMEOUT, note="; SIGKILL ends a stopped process"),
     Case("never flushes", ("noflush",), Verdict.TIMEOUT),
     Case("fork bomb (200 children)", ("forkbomb", "200"), Verdict.TIMEOUT, note="; tree kill + sweep"),
-    Case("memory hog, heap", ("memhog", "heap", "400"), Verdict.MEMORY, 2.0, MEMORY_LIMITS),
-    Case("memory hog, child", ("memhog", "child", "400"), Verdict.MEMORY, 2.0, MEMORY_LIMITS),
+    Case("memory hog, heap", ("memhog", "heap", "400"), Verdict.MEMORY, 5.0, MEMORY_LIMITS),
+    Case("memory hog, child", ("memhog", "child", "400"), Verdict.MEMORY, 5.0, MEMORY_LIMITS),
     Case(
         "setsid double-fork daemon, leader exits",
         ("daemon", "exit"),
