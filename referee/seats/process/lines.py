@@ -296,26 +296,8 @@ class LineChannel:
                             f"reply longer than {self.max_line} bytes without a newline",
                             buf[:200],
                         )
-                try:
-                    chunk = os.read(self.rfd, _READ_SIZE)
-                except BlockingIOError:
-                    self._buf = buf
-                    # Wait in slices: a leader that exits while an orphan holds its stdout
-                    # open never gives us EOF, so the owner looks at it between slices.
-                    slice_end = trio.current_time() + self.quiet_s
-                    with trio.move_on_at(min(deadline, slice_end)) as scope:
-                        await trio.lowlevel.wait_readable(self.rfd)
-                    if scope.cancelled_caught:
-                        if trio.current_time() >= deadline:
-                            raise NoReply from None
-                        await quiet()
-                    buf = self._buf
-                    continue
-                except OSError:
-                    chunk = b""
-                if not chunk:
-                    self._buf = b""
-                    raise OutputClosed
+                self._buf = buf  # kept if the wait below ends in an exception
+                chunk = await self._next_chunk(deadline, quiet)
                 buf = buf + chunk if buf else chunk
         finally:
             self.clean = not self._buf and not self.owed and not self._discarding
@@ -335,15 +317,25 @@ class LineChannel:
             if not self.late:
                 self.clean = not buf and not self.owed and not self._discarding
                 return
+            chunk = await self._next_chunk(deadline, quiet)
+            buf = buf + chunk if buf else chunk
+
+    async def _next_chunk(self, deadline: float, quiet: Quiet) -> bytes:
+        """What the bot writes next (never empty), by the trio-clock ``deadline``: read at
+        once, or waited for in slices of :attr:`quiet_s`, awaiting ``quiet()`` after each
+        silent one — a leader that exits while an orphan holds its stdout open never
+        gives end of file, so the owner looks at it between slices.  Raises
+        :class:`NoReply` once the deadline has passed, :class:`OutputClosed` at end of
+        output or on a read error (the buffer is then emptied)."""
+        while True:
             try:
                 chunk = os.read(self.rfd, _READ_SIZE)
             except BlockingIOError:
-                now = trio.current_time()
-                if now >= deadline:
-                    raise NoReply from None
-                with trio.move_on_at(min(deadline, now + self.quiet_s)) as scope:
+                with trio.move_on_at(min(deadline, trio.current_time() + self.quiet_s)) as scope:
                     await trio.lowlevel.wait_readable(self.rfd)
                 if scope.cancelled_caught:
+                    if trio.current_time() >= deadline:
+                        raise NoReply from None
                     await quiet()
                 continue
             except OSError:
@@ -351,7 +343,7 @@ class LineChannel:
             if not chunk:
                 self._buf = b""
                 raise OutputClosed
-            buf = buf + chunk if buf else chunk
+            return chunk
 
     # ------------------------------------------------------------------ stray output
 
