@@ -41,6 +41,7 @@ def _check(command: str, tmp_path: Path, decision_s: float):
 
 
 @pytest.mark.slow
+@pytest.mark.drill
 def test_a_bot_starved_by_busy_loops_beside_it_is_replayed_not_penalised(tmp_path, monkeypatch):
     before = os.sched_getaffinity(0)
     core = max(before)
@@ -141,6 +142,7 @@ def _build_in(tmp_path: Path, command: str, wall_s: float):
 
 
 @pytest.mark.slow
+@pytest.mark.drill
 def test_a_build_starved_by_busy_loops_beside_it_is_built_again_not_timed_out(tmp_path, monkeypatch):
     from referee.grade import build as building
 

@@ -150,6 +150,7 @@ def _process_match(burn_ms: int, decision_s: float, replay: int, on_notice=None)
 
 @needs_schedstat
 @pytest.mark.slow
+@pytest.mark.drill
 def test_a_bot_starved_by_busy_loops_on_its_core_is_not_penalised(monkeypatch):
     before = os.sched_getaffinity(0)
     core = max(before)
@@ -264,6 +265,7 @@ def test_a_bot_that_closes_its_output_and_sleeps_kept_running(tmp_path):
 
 @needs_schedstat
 @pytest.mark.slow
+@pytest.mark.drill
 def test_a_tournament_with_the_flag_replays_starved_games_and_its_standings_say_so(tmp_path):
     import json
 
