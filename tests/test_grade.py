@@ -187,36 +187,69 @@ house = ["sample:greedy_player"]
 compete_by = "score-rate"
 """
 SMALL_OUTCOMES = {"alice": "ok", "dave": "ok", "frank": "compile-error", "zoe": "missing"}
+SAMPLES = Path(__file__).resolve().parents[1] / "sample_players" / "yahtzee"
 
 
-@pytest.fixture
-def small(tmp_path: Path) -> Path:
-    _readable(tmp_path)
-    everyone = tmp_path / "everyone"
+#: The small class's files, as handed in and as a test copies them to grade them again.
+SMALL_FILES = ("class", "house", "grading.toml", "roster.csv")
+
+
+@pytest.fixture(scope="module")
+def small_graded(tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The small class graded once, uninterrupted: its gradebook is what the kill -9 test's
+    resumed run must end in, and its run is the one the snapshot test resumes (the only
+    test that changes ``root``).  ``pristine`` keeps the files as handed in, for a test
+    that grades them again in a folder of its own."""
+    root = tmp_path_factory.mktemp("small")
+    root.chmod(0o755)
+    _readable(root)
+    everyone = root / "everyone"
     everyone.mkdir()
     make_class(everyone, java=False)
-    submissions = tmp_path / "class"
+    submissions = root / "class"
     submissions.mkdir()
     for entry in everyone.iterdir():
         if entry.name.split(".")[0] in SMALL:
             entry.rename(submissions / entry.name)
-    (tmp_path / "grading.toml").write_text(GAUNTLET)
+    # The house bot is a copy beside the configuration, which the snapshot test edits.
+    house = root / "house"
+    house.mkdir()
+    shutil.copy2(SAMPLES / "greedy_player.py", house / "greedy.py")
+    shutil.copy2(SAMPLES / "random_player.py", house / "random_player.py")
+    _readable(house)
+    (root / "grading.toml").write_text(
+        GAUNTLET.replace('house = ["sample:greedy_player"]', 'house = ["python3 house/greedy.py"]')
+    )
     # zoe is on the class list and handed in nothing.
-    (tmp_path / "roster.csv").write_text("id,name\nalice,A\ndave,D\nfrank,F\nzoe,Z\n")
-    return tmp_path
+    (root / "roster.csv").write_text("id,name\nalice,A\ndave,D\nfrank,F\nzoe,Z\n")
+    pristine = root / "pristine"
+    pristine.mkdir()
+    for name in SMALL_FILES:
+        copy = shutil.copytree if (root / name).is_dir() else shutil.copy2
+        copy(root / name, pristine / name)
+    out = root / "out"
+    first = grade(
+        str(submissions), "--config", str(root / "grading.toml"), "--out", str(out), "--concurrency", "2"
+    )
+    assert first.returncode == 0, first.stderr
+    return {"root": root, "pristine": pristine, "out": out, "book": gradebook(out)}
 
 
-def test_kill_9_then_resume_gives_the_uninterrupted_gradebook_and_only_regrades_one(small: Path) -> None:
+def test_kill_9_then_resume_gives_the_uninterrupted_gradebook_and_only_regrades_one(
+    small_graded: dict, tmp_path: Path
+) -> None:
     """A run killed in the middle and resumed ends where an uninterrupted run with the same
     seed does (nothing recorded is redone or lost); then one student hands in again."""
-    config = str(small / "grading.toml")
-    whole = grade(
-        str(small / "class"), "--config", config, "--out", str(small / "whole"), "--concurrency", "2"
-    )
-    assert whole.returncode == 0, whole.stderr
-    book = gradebook(small / "whole")
+    book = small_graded["book"]  # the uninterrupted run's
     assert {s: row["outcome"] for s, row in book.items()} == SMALL_OUTCOMES
     assert book["zoe"]["total"] == "0"
+    small = tmp_path
+    _readable(small)
+    for name in SMALL_FILES:
+        source = small_graded["pristine"] / name
+        copy = shutil.copytree if source.is_dir() else shutil.copy2
+        copy(source, small / name)
+    config = str(small / "grading.toml")
 
     out = small / "killed"
     child = subprocess.Popen(
@@ -245,13 +278,13 @@ def test_kill_9_then_resume_gives_the_uninterrupted_gradebook_and_only_regrades_
     assert gradebook(out) == book  # the same seed, the same gradebook
 
     # Alice hands in again: only she is graded again, and a gauntlet needs nobody else.
-    dave = small / "whole" / "compete" / "dave" / "tournament.log"
+    dave = out / "compete" / "dave" / "tournament.log"
     dave_before = dave.stat().st_mtime_ns
     (small / "class" / "alice" / "README.txt").write_text("resubmitted\n")
-    again = grade(str(small / "class"), "--config", config, "--out", str(small / "whole"), "--only", "alice")
+    again = grade(str(small / "class"), "--config", config, "--out", str(out), "--only", "alice")
     assert again.returncode == 0, again.stderr
     assert "again for everyone" not in again.stdout
-    after = gradebook(small / "whole")
+    after = gradebook(out)
     assert after["alice"]["content_hash"] != book["alice"]["content_hash"]
     assert after["dave"] == book["dave"]
     assert dave.stat().st_mtime_ns == dave_before  # dave's gauntlet was not played again
@@ -287,31 +320,24 @@ def test_bad_input_is_one_line(tmp_path: Path) -> None:
         assert words in done.stderr and len(done.stderr.strip().splitlines()) == 1, done.stderr
 
 
-def test_a_resume_plays_the_snapshots_taken_at_the_start_whatever_changed_beside_them(small: Path) -> None:
+def test_a_resume_plays_the_snapshots_taken_at_the_start_whatever_changed_beside_them(
+    small_graded: dict,
+) -> None:
     """Issue 25, item 1: a grading run plays from its own snapshot of every bot, made at
     the start under its folder (the submissions unpacked into OUT/submissions, the house
     bots copied into OUT/house); a resume plays those, and says so: a house bot edited,
     a submission changed and a log dropped into SUBMISSIONS_DIR afterwards change nothing."""
+    small: Path = small_graded["root"]
     house = small / "house"
-    house.mkdir()
-    samples = Path(__file__).resolve().parents[1] / "sample_players" / "yahtzee"
-    shutil.copy2(samples / "greedy_player.py", house / "greedy.py")
-    shutil.copy2(samples / "random_player.py", house / "random_player.py")
-    _readable(house)
-    config = small / "grading.toml"
-    config.write_text(
-        config.read_text().replace('house = ["sample:greedy_player"]', 'house = ["python3 house/greedy.py"]')
-    )
-    out = small / "out"
-    first = grade(str(small / "class"), "--config", str(config), "--out", str(out), "--concurrency", "2")
-    assert first.returncode == 0, first.stderr
+    out: Path = small_graded["out"]  # graded from small/class, with house/greedy.py as the house bot
     book = gradebook(out)
+    assert book == small_graded["book"]  # the only test that changes this run
     assert {s: row["outcome"] for s, row in book.items()} == SMALL_OUTCOMES
     assert (out / "house" / "greedy" / "greedy.py").is_file()
 
     # After the start: the house bot's original now plays at random, a log grows beside
     # it, alice's folder changes, and a stray file lands among the submissions.
-    (house / "greedy.py").write_bytes((samples / "random_player.py").read_bytes())
+    (house / "greedy.py").write_bytes((SAMPLES / "random_player.py").read_bytes())
     (house / "run.log").write_text("a log\n")
     (small / "class" / "alice" / "README.txt").write_text("resubmitted\n")
     (small / "class" / "run.log").write_text("not a student\n")
