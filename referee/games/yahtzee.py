@@ -65,8 +65,9 @@ def _code(dice: Sequence[int]) -> int:
 # each of the 252 sorted hands and shared by its orderings (every command that lists the
 # games imports this module; scoring all 7,776 orderings took ~0.25 s of it).
 _BY_HAND: dict[tuple[int, ...], tuple[int, ...]] = {}
+_ROLL_ENDS = (b"", b"1\n", b"2\n", b"3\n")
 for _dice in itertools.product(range(1, 7), repeat=5):
-    _c = _code(_dice)
+    _c = _dice[0] | _dice[1] << 3 | _dice[2] << 6 | _dice[3] << 9 | _dice[4] << 12  # _code, inline
     _DICE[_c] = _dice
     _hand = tuple(sorted(_dice))
     _row_scores = _BY_HAND.get(_hand)
@@ -74,8 +75,9 @@ for _dice in itertools.product(range(1, 7), repeat=5):
         _row_scores = _BY_HAND[_hand] = tuple(wire.combo_score(_hand, row) for row in range(wire.NUM_ROWS))
     _SCORES[_c] = _row_scores
     _FACE[_c] = _dice[0] if _dice.count(_dice[0]) == 5 else 0
+    _prefix = b"%d %d %d %d %d " % _dice
     for _roll in (1, 2, 3):
-        _LINE_TAIL[_roll][_c] = b"%d %d %d %d %d %d\n" % (*_dice, _roll)
+        _LINE_TAIL[_roll][_c] = _prefix + _ROLL_ENDS[_roll]
 
 # The dice streams: one per placement p (seat p % 2, turn p // 2), 16 values of 4 bits
 # in one 64-bit int, lowest first (the 16th unused).  The first roll is the lowest five:
@@ -93,16 +95,20 @@ _BYTE_TO_DICE = bytes((b % 36 % 6 + 1) | (b % 36 // 6 + 1) << 4 if b < 252 else 
 _REROLL: list[tuple[int, int, dict[int, int], int]] = []  # by m: keep, take, scatter, shift
 for _m in range(32):
     _free = [k for k in range(5) if not _m >> k & 1]
+    # scatter: {sum(d_i << 4i): sum(d_i << 3 free[i])} over every faces d of the rerolled
+    # dice, built a die at a time (each step adds one die's nibble and its place).
+    _scatter = {0: 0}
+    for _i, _k in enumerate(_free):
+        _scatter = {
+            key | _d << (4 * _i): value | _d << (3 * _k)
+            for key, value in _scatter.items()
+            for _d in range(1, 7)
+        }
     _REROLL.append(
         (
             sum(7 << (3 * k) for k in range(5) if _m >> k & 1),
             (1 << (4 * len(_free))) - 1,
-            {
-                sum(d << (4 * i) for i, d in enumerate(faces)): sum(
-                    d << (3 * k) for k, d in zip(_free, faces, strict=True)
-                )
-                for faces in itertools.product(range(1, 7), repeat=len(_free))
-            },
+            _scatter,
             4 * len(_free),
         )
     )
@@ -116,7 +122,7 @@ _JOKER_ROWS = frozenset(wire.JOKER_FIXED)
 _CARD_FORMAT = b"%d " * (wire.NUM_ROWS + 1)
 _TO_ACT = ((0,), (1,))
 
-del _c, _dice, _roll, _m, _free, _hand, _row_scores, _BY_HAND
+del _c, _dice, _roll, _m, _free, _hand, _row_scores, _BY_HAND, _scatter, _i, _k, _prefix, _ROLL_ENDS
 
 
 def _card_bytes(card: list[int]) -> bytes:
