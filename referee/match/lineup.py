@@ -84,10 +84,22 @@ class Lineup:
     async def start_all(self, nursery: trio.Nursery) -> MatchError | None:
         """Start every player; the error that makes the match unplayable, if any."""
         self._nursery = nursery
-        for player in self.players:
+        # Started together (each start waits for its sandbox to be ready, and those waits
+        # need not add up); judged in lineup order, as one after another would be.
+        faults: dict[int, BotFault] = {}
+
+        async def start(index: int, player: Player) -> None:
             try:
                 await self._start(player)
             except BotFault as fault:
+                faults[index] = fault
+
+        async with trio.open_nursery() as starting:
+            for index, player in enumerate(self.players):
+                starting.start_soon(start, index, player)
+        for index, player in enumerate(self.players):
+            fault = faults.get(index)
+            if fault is not None:
                 why = f"bot {player.name} cannot start: {fault.detail.removeprefix('cannot start: ')}"
                 if not self.keep_going:
                     return MatchError(why)
@@ -97,8 +109,25 @@ class Lineup:
         return None
 
     async def close_all(self, game: int) -> None:
-        for player in self.players:
-            await self.retire(player, game)
+        """Close every seat, then fold their figures in lineup order.  The closes run
+        together: each waits (bounded) for its bot to exit on end of input, and those
+        waits need not add up."""
+        seated = [(player, player.seat) for player in self.players if player.seat is not None]
+        failures: list[Exception] = []
+
+        async def close(seat: Seat) -> None:
+            try:
+                await seat.close()
+            except Exception as exc:  # raised below, after every seat is closed
+                failures.append(exc)
+
+        async with trio.open_nursery() as nursery:
+            for _, seat in seated:
+                nursery.start_soon(close, seat)
+        for player, seat in seated:
+            self._fold(player, seat, game)
+        if failures:
+            raise failures[0]
 
     async def between_games(self, next_game: int) -> None:
         """Close dead seats; restart them if the policy allows."""
@@ -134,6 +163,11 @@ class Lineup:
         if seat is None:
             return
         await seat.close()
+        self._fold(player, seat, game)
+
+    def _fold(self, player: Player, seat: Seat, game: int) -> None:
+        """A closed seat's figures into the player's totals, and its death as the
+        player's fault if none was recorded."""
         used = seat.usage()
         player.seat = None
         player.stats.fold(used)
