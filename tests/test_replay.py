@@ -24,18 +24,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "sample_players"
 PY = sys.executable
 
-#: A short match of each game between sample players (the greedy Yahtzee player forfeits
-#: a game of these with an illegal joker move, seed 2: a verdict to show).
+#: A short match of each game between sample players: the C ones where there is one (the
+#: replay is about the record, not the bots' language; each Python bot is an interpreter
+#: to start), and the greedy Yahtzee player, which forfeits a game of these with an
+#: illegal joker move (seed 2): a verdict to show.
 MATCHES = {
     "yahtzee": [str(SAMPLES / "yahtzee/bin/competent"), f"{PY} {SAMPLES}/yahtzee/greedy_player.py"],
-    "dice-poker": [f"{PY} {SAMPLES}/dice_poker/threshold.py", f"{PY} {SAMPLES}/dice_poker/random_player.py"],
-    "bidding-wars": [f"{PY} {SAMPLES}/bidding_wars/random.py", f"{PY} {SAMPLES}/bidding_wars/bid_prize.py"],
-    "liars-dice": [
-        f"{PY} {SAMPLES}/liars_dice/random_legal.py",
-        f"{PY} {SAMPLES}/liars_dice/probabilistic.py",
-        f"{PY} {SAMPLES}/liars_dice/random_legal.py",
+    "dice-poker": [
+        str(SAMPLES / "dice_poker/bin/equilibrium"),
+        f"{PY} {SAMPLES}/dice_poker/random_player.py",
     ],
-    "holdem": [f"{PY} {SAMPLES}/holdem/random_player.py", f"{PY} {SAMPLES}/holdem/hand_strength.py"] * 2,
+    "bidding-wars": [str(SAMPLES / "bidding_wars/bin/adaptive"), f"{PY} {SAMPLES}/bidding_wars/bid_prize.py"],
+    "liars-dice": [str(SAMPLES / "liars_dice/bin/reader")] * 3,
+    "holdem": [str(SAMPLES / "holdem/bin/montecarlo")] * 4,
 }
 GAMES = {"yahtzee": 12, "dice-poker": 30, "bidding-wars": 6, "liars-dice": 3, "holdem": 1}
 
@@ -64,7 +65,7 @@ def referee(*args: str) -> subprocess.CompletedProcess:
 
 
 @pytest.fixture(scope="module")
-def logs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def logs(tmp_path_factory: pytest.TempPathFactory, built_samples: Path) -> dict[str, Path]:
     folder = tmp_path_factory.mktemp("replays")
     out = {}
     for game, bots in MATCHES.items():
