@@ -155,9 +155,6 @@ class CheckProcess(BotProcess):
     """
 
     recorder: ClassVar[Recorder]
-    #: Answers to information lines are read at once, so that output waiting before a
-    #: request is seen as stray (_look_for_stray_output), not taken for an owed answer.
-    defers_answers = False
 
     def __init__(self, spec: BotSpec, *args: Any, **kwargs: Any) -> None:
         super().__init__(spec, *args, **kwargs)

@@ -7,18 +7,7 @@
  * the reply.  `counters` is a writable int64 buffer, or None to keep no statistics (an
  * information line's answer): [0] answered requests, [1] latency sum (ns), [2] latency
  * max (ns), [3] the first answer's latency (ns, kept apart: it carries the bot's startup
- * work), [4] the start time (CLOCK_MONOTONIC ns) of this request, [5] the answers the
- * bot owes (to information lines sent without waiting for their answers), which come
- * before the reply and are dropped here.
- *
- * Owed answers: before the write, what the bot's stdout already holds is read (without
- * waiting) and may only be owed answers, each a whole line within max_line; they are
- * dropped and counted off [5].  Anything else there — a partial line, a line too many
- * (stray output) — is not touched: the result is (-1, chunk), nothing written, and
- * Python judges it the careful way.  After the write, the owed answers left are read
- * past to the reply (the same short wait for all of it); [5] becomes 0 only with a
- * clean reply: when the result is anything else, the chunk returned holds the owed
- * answers still counted in [5].
+ * work), [4] the start time (CLOCK_MONOTONIC ns) of this request.
  *
  * The short wait is for the usual miss: on one core the bot often has not run yet when
  * we read, and blocking here hands it the core and takes its reply ~8 µs later, where a
@@ -36,11 +25,9 @@
  *   int < 0        -errno: the write failed (EPIPE: the bot closed its stdin).
  *   (n, chunk)     the whole line was written and the read gave `chunk`, which is not a
  *                  single clean line (b"" for end of file or a read error).
- *   (-1, chunk)    owed answers only: nothing was written, since the bot's stdout held
- *                  `chunk`, which is not just whole owed answers.
  *
  * A reply that starts to arrive without its newline is read on until the newline, within
- * the same short wait (finish_lines).
+ * the same short wait (finish_line).
  *
  * Python does everything else; it owns every decision about verdicts.
  */
@@ -53,7 +40,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { ANSWERED, LATENCY_SUM, LATENCY_MAX, FIRST_ANSWER, START, OWED, N_COUNTERS };
+enum { ANSWERED, LATENCY_SUM, LATENCY_MAX, FIRST_ANSWER, START, N_COUNTERS };
 
 static long long monotonic_ns(void) {
     struct timespec t;
@@ -87,35 +74,12 @@ static ssize_t read_soon(int fd, char *buf, size_t size, long long wait_ns) {
     return read(fd, buf, size);
 }
 
-/* How many newlines buf holds, counting at most `most`. */
-static long long newlines(const char *buf, ssize_t got, long long most) {
-    long long found = 0;
-    const char *p = buf, *end = buf + got;
-    while (found < most && p < end && (p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        found++;
-        p++;
-    }
-    return found;
-}
-
-/* Whether every line of buf (all ending in newlines) is at most max_line bytes long. */
-static int lines_within(const char *buf, ssize_t got, Py_ssize_t max_line) {
-    const char *p = buf, *end = buf + got;
-    while (p < end) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
-        if (!nl || nl - p > max_line) return 0;
-        p = nl + 1;
-    }
-    return 1;
-}
-
 /* The reply began to arrive without its newline (a bot whose runtime writes the text
- * and the newline separately, e.g. Python run with -u), or only the owed answers before
- * it came: go on reading until buf holds `lines` newlines, the buffer's end, end of
- * file, or the short wait's deadline, whichever comes first.  Returns the bytes now in
- * buf. */
-static ssize_t finish_lines(int fd, char *buf, ssize_t got, size_t size, long long lines, long long deadline_ns) {
-    while ((size_t)got < size && newlines(buf, got, lines) < lines) {
+ * and the newline separately, e.g. Python run with -u): go on reading it until the
+ * newline, the buffer's end, end of file, or the short wait's deadline, whichever comes
+ * first.  Returns the bytes now in buf. */
+static ssize_t finish_line(int fd, char *buf, ssize_t got, size_t size, long long deadline_ns) {
+    while ((size_t)got < size && !memchr(buf, '\n', (size_t)got)) {
         ssize_t more = read(fd, buf + got, size - (size_t)got);
         if (more > 0) {
             got += more;
@@ -155,7 +119,7 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
         if (PyObject_GetBuffer(args[4], &view, PyBUF_WRITABLE) < 0) return NULL;
         if (view.len < (Py_ssize_t)(N_COUNTERS * sizeof(long long))) {
             PyBuffer_Release(&view);
-            PyErr_SetString(PyExc_ValueError, "counters must hold 6 int64 values");
+            PyErr_SetString(PyExc_ValueError, "counters must hold 5 int64 values");
             return NULL;
         }
         counters = (long long *)view.buf;
@@ -163,22 +127,6 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
     PyObject *result;
     long long start = monotonic_ns();
     if (counters) counters[START] = start;
-    long long owed = counters && counters[OWED] > 0 ? counters[OWED] : 0;
-    char buf[65536];
-    ssize_t got;
-    if (owed) {
-        /* What is there before the write may only be owed answers: drop those. */
-        got = read((int)rfd, buf, sizeof buf);
-        if (got > 0) {
-            long long whole = newlines(buf, got, owed + 1);
-            if (whole > owed || buf[got - 1] != '\n' || !lines_within(buf, got, max_line)) {
-                result = Py_BuildValue("(ny#)", (Py_ssize_t)-1, buf, (Py_ssize_t)got);
-                goto done;
-            }
-            owed -= whole;
-            counters[OWED] = owed;
-        } /* else nothing yet, or end of file / an error, which the read after the write meets */
-    }
 
     ssize_t written = write((int)wfd, data, (size_t)len);
     int write_errno = errno;
@@ -187,7 +135,8 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
         else result = PyLong_FromSsize_t(written);
         goto done;
     }
-    got = read_soon((int)rfd, buf, sizeof buf, wait_ns);
+    char buf[65536];
+    ssize_t got = read_soon((int)rfd, buf, sizeof buf, wait_ns);
     if (got < 0 && errno == EAGAIN) {
         result = PyLong_FromSsize_t(len);
         goto done;
@@ -196,20 +145,9 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
         result = Py_BuildValue("(ny#)", len, "", (Py_ssize_t)0);
         goto done;
     }
-    if (wait_ns > 0 && newlines(buf, got, owed + 1) <= owed) got = finish_lines((int)rfd, buf, got, sizeof buf, owed + 1, start + wait_ns);
-    /* Past the owed answers (each within max_line) to the reply. */
-    const char *reply = buf;
-    for (long long i = 0; i < owed; i++) {
-        const char *end = memchr(reply, '\n', (size_t)(buf + got - reply));
-        if (!end || end - reply > max_line) {
-            result = Py_BuildValue("(ny#)", len, buf, (Py_ssize_t)got);
-            goto done;
-        }
-        reply = end + 1;
-    }
-    ssize_t size = buf + got - reply;
-    const char *newline = size > 0 ? memchr(reply, '\n', (size_t)size) : NULL;
-    if (!newline || newline != buf + got - 1 || size - 1 > max_line) {
+    if (wait_ns > 0 && !memchr(buf, '\n', (size_t)got)) got = finish_line((int)rfd, buf, got, sizeof buf, start + wait_ns);
+    const char *newline = memchr(buf, '\n', (size_t)got);
+    if (newline != buf + got - 1 || got - 1 > max_line) {
         result = Py_BuildValue("(ny#)", len, buf, (Py_ssize_t)got);
         goto done;
     }
@@ -222,9 +160,8 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
             counters[FIRST_ANSWER] = elapsed;
         }
         counters[ANSWERED] += 1;
-        counters[OWED] = 0;
     }
-    result = PyBytes_FromStringAndSize(reply, size - 1);
+    result = PyBytes_FromStringAndSize(buf, got - 1);
 done:
     if (counters) PyBuffer_Release(&view);
     return result;
@@ -237,9 +174,8 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee.seats.process._fastpath", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
-/* What fastpath.py checks before it uses exchange(): 2 since it took wait_ns, 3 since
- * it reads past owed answers. */
-#define FASTPATH_VERSION 3
+/* What fastpath.py checks before it uses exchange(): 2 since it took wait_ns. */
+#define FASTPATH_VERSION 2
 
 PyMODINIT_FUNC PyInit__fastpath(void) {
     PyObject *m = PyModule_Create(&module);

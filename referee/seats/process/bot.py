@@ -64,7 +64,6 @@ from referee.seats.process.fastpath import (
     FIRST_ANSWER,
     LATENCY_MAX,
     LATENCY_SUM,
-    OWED,
     START,
     exchange,
     new_counters,
@@ -116,12 +115,6 @@ class BotProcess(Seat):
     :mod:`referee.seats.process.monitor`), its stderr capture and its fast path are its own business.
     """
 
-    #: Whether an information line's answer is left in the pipe, owed, for the next
-    #: request's C call to read past (a dice-poker showdown costs two writes, not two
-    #: round trips), rather than waited for at once.  ``referee check`` waits, to look
-    #: for stray output before every request.
-    defers_answers = True
-
     def __init__(
         self,
         spec: BotSpec,
@@ -171,7 +164,6 @@ class BotProcess(Seat):
         self.channel.clean = not self._strict_first
         self._started_at = 0.0
         self._told = 0  # information-line answers read at once (they yield like requests)
-        self._defer = self.defers_answers and exchange is not None
         self._closed = False
 
     # ------------------------------------------------------------------ what the match reads
@@ -316,29 +308,20 @@ class BotProcess(Seat):
                 if not counters[ANSWERED] % _CHECKPOINT_EVERY:
                     await trio.lowlevel.checkpoint()
                 return result
-            reply = await self._after_fast_miss(result, line)
             start = counters[START]
-        elif exchange is not None and counters[ANSWERED] and channel.only_owed:
-            # Answers owed to information lines come first: C reads past them too.  (Not
-            # before the first answer: that one may be held to its own clock.)
-            counters[OWED] = channel.owed
-            result = exchange(channel.wfd, channel.rfd, line, channel.max_line, counters, channel.wait_ns)
-            channel.owed = counters[OWED]
-            counters[OWED] = 0
-            if isinstance(result, bytes):
-                channel.clean = True
-                if not counters[ANSWERED] % _CHECKPOINT_EVERY:
-                    await trio.lowlevel.checkpoint()
-                return result
-            if isinstance(result, tuple) and result[0] < 0:
-                # Nothing written: what the bot wrote before is not just its owed answers.
-                channel.keep(result[1])
-                start = _now_ns()
-                self._slow.unwatch()
-                reply = await self._request_in_python(line, start)
+            if isinstance(result, tuple):
+                written, chunk = result
+                if not chunk:
+                    raise await self._gone("closed its output")
+                channel.keep(chunk)
+            elif result < 0:
+                raise await self._gone("its input pipe is closed")
             else:
-                reply = await self._after_fast_miss(result, line)
-                start = counters[START]
+                written = result
+            if written != len(line):
+                await self._write_rest(line[written:], start)
+            self._slow.watch(start)
+            reply = await self._read_line(self._deadline(start))
         else:
             if channel.late and self.limits.late_s:
                 # Before the clock of this request starts: the late answer, or a hung bot.
@@ -357,25 +340,6 @@ class BotProcess(Seat):
         if not counters[ANSWERED] % _CHECKPOINT_EVERY:
             await trio.lowlevel.checkpoint()
         return reply
-
-    async def _after_fast_miss(self, result: int | tuple[int, bytes], line: bytes) -> bytes:
-        """The reply to ``line`` after the C call did not return it: the rest of the write,
-        then the wait in trio by the request's deadline (its clock began in C)."""
-        start = self._counters[START]
-        channel = self.channel
-        if isinstance(result, tuple):
-            written, chunk = result
-            if not chunk:
-                raise await self._gone("closed its output")
-            channel.keep(chunk)
-        elif result < 0:
-            raise await self._gone("its input pipe is closed")
-        else:
-            written = result
-        if written != len(line):
-            await self._write_rest(line[written:], start)
-        self._slow.watch(start)
-        return await self._read_line(self._deadline(start))
 
     async def _request_in_python(self, line: bytes, start: int) -> bytes:
         """The same as the C fast path, for when it is not built or the stream needs care."""
@@ -406,10 +370,9 @@ class BotProcess(Seat):
             return
         start = _now_ns()
         channel = self.channel
-        if not (expects_reply and channel.clean) or self._defer:
+        if not (expects_reply and channel.clean):
             # Nothing to read, or the stream needs care (a late reply, an earlier answer
-            # still owed), or the answer is left for the next request's C call to read
-            # past (defers_answers): the answer is owed behind what is already due.
+            # still owed): the answer is owed behind what is already due.
             if not channel.clean:
                 channel.set_stray_aside()
             try:  # _send, inline: most information lines go this way (one call fewer)

@@ -25,20 +25,6 @@ wait.  The result says how far it got:
 ``(n, chunk)``
     The whole line was written and the read gave ``chunk``, which is not one clean line
     (``b""``: end of file or a read error).
-``(-1, chunk)``
-    Only with answers owed (below): nothing was written, because the bot's stdout
-    already held ``chunk``, which is not just whole owed answers (stray output, a
-    partial line): the caller judges it the careful way before it writes.
-
-Owed answers (``counters[OWED]``): the answers to information lines sent without
-waiting for them (dice poker's showdown), which the bot writes before its reply.  What
-its stdout holds before the write may only be such answers, each a whole line within
-``max_line``: they are read and counted off; after the write, those left are read past
-to the reply, within the same short wait.  ``counters[OWED]`` is 0 after a ``bytes``
-result; after any other it counts the owed answers that are still in the pipe or at the
-start of the chunk returned.  So on one core a deal's showdown costs two writes, not two
-round trips: each bot answers it when it next runs, in the same wake-up as the next
-request.
 
 ``counters`` is ``None`` (an information line's answer, a remote relay: nothing is
 counted) or a writable buffer of :data:`N_COUNTERS` int64 values, laid out by the
@@ -62,9 +48,8 @@ from typing import TYPE_CHECKING, TypeAlias
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-#: The version of ``_fastpath.c`` this module speaks (2 since it took ``wait_ns``, 3
-#: since it reads past owed answers).
-VERSION = 3
+#: The version of ``_fastpath.c`` this module speaks (2 since it took ``wait_ns``).
+VERSION = 2
 
 # The counters' layout, shared with _fastpath.c's enum.
 #: Requests answered, the first included.
@@ -77,10 +62,8 @@ LATENCY_MAX = 2
 FIRST_ANSWER = 3
 #: When (CLOCK_MONOTONIC ns) the last call began: where a caller that falls back goes on from.
 START = 4
-#: Answers owed before the reply (in: how many; out: how many are left).
-OWED = 5
 #: How many int64 values the counters hold.
-N_COUNTERS = 6
+N_COUNTERS = 5
 
 if TYPE_CHECKING:
     #: The signature of :func:`exchange`: ``(wfd, rfd, line, max_line, counters, wait_ns)``.
@@ -108,7 +91,6 @@ __all__ = [
     "LATENCY_MAX",
     "LATENCY_SUM",
     "N_COUNTERS",
-    "OWED",
     "START",
     "VERSION",
     "exchange",

@@ -163,15 +163,6 @@ class LineChannel:
         self.clean = False
 
     @property
-    def only_owed(self) -> bool:
-        """Whether the stream's only care is answers owed to information lines — no late
-        answer, nothing buffered, skipped or set aside — which the C fast path reads past
-        itself (``counters[OWED]``)."""
-        return bool(self.owed) and not (
-            self.late or self._buf or self._discarding or self._stray or self._overlong
-        )
-
-    @property
     def owes_answers(self) -> bool:
         """Whether answers are owed (or an over-long line is being skipped): output in the
         pipe now is not necessarily stray."""
