@@ -48,6 +48,7 @@ from referee.core.limits import Limits
 from referee.core.verdict import Verdict
 from referee.seats.process import sandbox
 from referee.seats.process.sandbox import spawn
+from referee.seats.process.sandbox.reaping import child_pids
 
 _EXIT_POLL_S = 0.01
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -64,6 +65,22 @@ def eof_grace_s(limits: Limits) -> float:
     """How long a bot may take to exit after EOF on its input (``referee check`` holds
     bots to the same figure)."""
     return min(EOF_GRACE_S, limits.exit_s)
+
+
+def descendants(pid: int) -> list[int] | None:
+    """The pids below ``pid`` (children, theirs, ...), following each one's
+    :func:`~referee.seats.process.sandbox.reaping.child_pids` — no scan of all of /proc;
+    ``None`` where those files cannot be read.  Processes that exit meanwhile are
+    skipped, as psutil's scan skips them."""
+    found: list[int] = []
+    todo = [pid]
+    while todo:
+        below = child_pids(todo.pop())
+        if below is None:
+            return None
+        found += below
+        todo += below
+    return found
 
 
 def describe_status(status: int, via_bwrap: bool = False) -> str:
@@ -280,13 +297,22 @@ class Child:
 
     def processes(self) -> list[psutil.Process]:
         """Its live processes: the leader's descendants now and any seen before that still
-        run (a scan of /proc: milliseconds)."""
+        run.  Found by following ``/proc/PID/task/TID/children`` down from the leader
+        (tens of µs for a bot's few processes); where the kernel lacks those files or
+        hides them, by psutil's scan of all of /proc (milliseconds on a busy machine)."""
         if self._ps is not None:
-            try:
-                for child in self._ps.children(recursive=True):
-                    self._seen.setdefault(child.pid, child)
-            except psutil.Error:
-                pass
+            below = descendants(self._ps.pid)
+            if below is None:
+                try:
+                    for child in self._ps.children(recursive=True):
+                        self._seen.setdefault(child.pid, child)
+                except psutil.Error:
+                    pass
+            else:
+                for pid in below:
+                    if pid not in self._seen:
+                        with contextlib.suppress(psutil.Error):
+                            self._seen[pid] = psutil.Process(pid)
         alive = []
         for pid, proc in list(self._seen.items()):
             if proc.is_running():
