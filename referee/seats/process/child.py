@@ -29,7 +29,7 @@ reused before it signals one.
 from __future__ import annotations
 
 import contextlib
-import json
+import marshal
 import os
 import re
 import shutil
@@ -232,7 +232,7 @@ class Child:
             oom_score_adj=self.layer is not sandbox.Layer.NONE,
             uid=jail.uid if jail.config is None else None,  # a supervisor drops it itself
             cgroup_procs=jail.cgroup.procs_paths() if jail.cgroup is not None else (),
-            config=None if jail.config is None else json.dumps(jail.config).encode(),
+            config=None if jail.config is None else marshal.dumps(jail.config),
         )
         # Our own pipes, so that no Python file object owns (and later closes) a descriptor.
         in_r, in_w = os.pipe()

@@ -15,7 +15,7 @@ would be possible.
 from __future__ import annotations
 
 import functools
-import json
+import marshal
 import os
 import shutil
 import subprocess
@@ -96,7 +96,7 @@ def supervised_problem(layer: Layer) -> str | None:
         )
         config_r, config_w = os.pipe()
         status_r, status_w = os.pipe()
-        os.write(config_w, json.dumps(config).encode())
+        os.write(config_w, marshal.dumps(config))
         os.close(config_w)
         try:
             done = subprocess.run(
