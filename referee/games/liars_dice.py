@@ -77,15 +77,22 @@ class _Hand:
 # ``_HAND_OF[values]``: the hand rolled as ``values`` (bytes, one die 1..6 each, in die
 # order, 0 to 5 of them).  Equal multisets share one _Hand (462 of them).
 _HAND_OF: dict[bytes, _Hand] = {}
-_shared: dict[tuple[int, ...], _Hand] = {}
-for _k in range(wire.DICE_PER_SEAT + 1):
-    for _faces in itertools.product(range(1, 7), repeat=_k):
-        _key = tuple(sorted(_faces))
-        _hand = _shared.get(_key)
-        if _hand is None:  # made once per multiset: the 9,331 orderings share 462 (0.1 s of import)
-            _hand = _shared[_key] = _Hand(_key)
-        _HAND_OF[bytes(_faces)] = _hand
-del _k, _faces, _key, _hand
+
+
+def _fill_hands() -> None:
+    """Fill :data:`_HAND_OF` (~15 ms): by the first state of a process, not by every
+    command that imports the game to list it."""
+    shared: dict[tuple[int, ...], _Hand] = {}
+    hands = {}
+    for k in range(wire.DICE_PER_SEAT + 1):
+        for faces in itertools.product(range(1, 7), repeat=k):
+            key = tuple(sorted(faces))
+            hand = shared.get(key)
+            if hand is None:  # made once per multiset: the 9,331 orderings share 462
+                hand = shared[key] = _Hand(key)
+            hands[bytes(faces)] = hand
+    _HAND_OF.update(hands)
+
 
 #: Random bytes to dice values 1..6; 0 marks a rejected byte (252..255).
 _BYTE_TO_DIE = bytes(b % 6 + 1 if b < 252 else 0 for b in range(256))
@@ -145,6 +152,8 @@ class LiarsDiceState(GameState):
     )
 
     def __init__(self, seats: int, rng: random.Random) -> None:
+        if not _HAND_OF:
+            _fill_hands()
         self._n = seats
         #: The deal, by position: see _draw_dice.  ``_round`` numbers the rounds from 0.
         self._dice = _draw_dice(rng, seats)
@@ -182,7 +191,7 @@ class LiarsDiceState(GameState):
         state._eliminated = [s for s, h in enumerate(hands) if not h]
         state._round = -1  # this is round 0, and later rounds follow it
         state._start_round(starter)
-        state._hands = [_shared[tuple(sorted(h))] if h else None for h in hands]
+        state._hands = [_HAND_OF[bytes(sorted(h))] if h else None for h in hands]
         return state
 
     def introduce(self, ids: Sequence[int]) -> None:

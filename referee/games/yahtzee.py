@@ -46,7 +46,7 @@ _YAHTZEE = wire.YAHTZEE
 _BONUS = wire.BONUS
 _PLACEMENTS = 2 * wire.NUM_ROWS
 
-# ---------------------------------------------------------------- import-time tables
+# ---------------------------------------------------------------- tables (filled on first use)
 
 _NCODES = 1 << 15
 _DICE: list[tuple[int, ...] | None] = [None] * _NCODES
@@ -60,24 +60,6 @@ _LINE_TAIL: list[list[bytes]] = [[], *([b""] * _NCODES for _ in range(3))]
 def _code(dice: Sequence[int]) -> int:
     return sum(d << (3 * k) for k, d in enumerate(dice))
 
-
-# A row's score depends only on which faces were rolled, not their order: scored once for
-# each of the 252 sorted hands and shared by its orderings (every command that lists the
-# games imports this module; scoring all 7,776 orderings took ~0.25 s of it).
-_BY_HAND: dict[tuple[int, ...], tuple[int, ...]] = {}
-_ROLL_ENDS = (b"", b"1\n", b"2\n", b"3\n")
-for _dice in itertools.product(range(1, 7), repeat=5):
-    _c = _dice[0] | _dice[1] << 3 | _dice[2] << 6 | _dice[3] << 9 | _dice[4] << 12  # _code, inline
-    _DICE[_c] = _dice
-    _hand = tuple(sorted(_dice))
-    _row_scores = _BY_HAND.get(_hand)
-    if _row_scores is None:
-        _row_scores = _BY_HAND[_hand] = tuple(wire.combo_score(_hand, row) for row in range(wire.NUM_ROWS))
-    _SCORES[_c] = _row_scores
-    _FACE[_c] = _dice[0] if _dice.count(_dice[0]) == 5 else 0
-    _prefix = b"%d %d %d %d %d " % _dice
-    for _roll in (1, 2, 3):
-        _LINE_TAIL[_roll][_c] = _prefix + _ROLL_ENDS[_roll]
 
 # The dice streams: one per placement p (seat p % 2, turn p // 2), 16 values of 4 bits
 # in one 64-bit int, lowest first (the 16th unused).  The first roll is the lowest five:
@@ -93,26 +75,7 @@ _FIVE = (1 << 20) - 1
 #: 252..255 give 0, the mark of a rejected byte.
 _BYTE_TO_DICE = bytes((b % 36 % 6 + 1) | (b % 36 // 6 + 1) << 4 if b < 252 else 0 for b in range(256))
 _REROLL: list[tuple[int, int, dict[int, int], int]] = []  # by m: keep, take, scatter, shift
-for _m in range(32):
-    _free = [k for k in range(5) if not _m >> k & 1]
-    # scatter: {sum(d_i << 4i): sum(d_i << 3 free[i])} over every faces d of the rerolled
-    # dice, built a die at a time (each step adds one die's nibble and its place).
-    _scatter = {0: 0}
-    for _i, _k in enumerate(_free):
-        _scatter = {
-            key | _d << (4 * _i): value | _d << (3 * _k)
-            for key, value in _scatter.items()
-            for _d in range(1, 7)
-        }
-    _REROLL.append(
-        (
-            sum(7 << (3 * k) for k in range(5) if _m >> k & 1),
-            (1 << (4 * len(_free))) - 1,
-            _scatter,
-            4 * len(_free),
-        )
-    )
-_FIRST = _REROLL[0][2]
+_FIRST: dict[int, int] = {}  # _REROLL[0]'s scatter: the first roll's five values to dice
 _BIG_ENDIAN = sys.byteorder == "big"
 
 #: The joker's fixed values by row (the wire module's table, as a tuple for the hot path).
@@ -122,7 +85,49 @@ _JOKER_ROWS = frozenset(wire.JOKER_FIXED)
 _CARD_FORMAT = b"%d " * (wire.NUM_ROWS + 1)
 _TO_ACT = ((0,), (1,))
 
-del _c, _dice, _roll, _m, _free, _hand, _row_scores, _BY_HAND, _scatter, _i, _k, _prefix, _ROLL_ENDS
+
+def _fill_tables() -> None:
+    """Fill the tables above, in place: ~30 ms, paid by the first Yahtzee state of a
+    process (:class:`YahtzeeState` calls it), not by every command that imports the game
+    to list it."""
+    # A row's score depends only on which faces were rolled, not their order: scored
+    # once for each of the 252 sorted hands and shared by its orderings.
+    by_hand: dict[tuple[int, ...], tuple[int, ...]] = {}
+    roll_ends = (b"", b"1\n", b"2\n", b"3\n")
+    for dice in itertools.product(range(1, 7), repeat=5):
+        c = dice[0] | dice[1] << 3 | dice[2] << 6 | dice[3] << 9 | dice[4] << 12  # _code, inline
+        _DICE[c] = dice
+        hand = tuple(sorted(dice))
+        row_scores = by_hand.get(hand)
+        if row_scores is None:
+            row_scores = by_hand[hand] = tuple(wire.combo_score(hand, row) for row in range(wire.NUM_ROWS))
+        _SCORES[c] = row_scores
+        _FACE[c] = dice[0] if dice.count(dice[0]) == 5 else 0
+        prefix = b"%d %d %d %d %d " % dice
+        for roll in (1, 2, 3):
+            _LINE_TAIL[roll][c] = prefix + roll_ends[roll]
+    rerolls = []
+    for m in range(32):
+        free = [k for k in range(5) if not m >> k & 1]
+        # scatter: {sum(d_i << 4i): sum(d_i << 3 free[i])} over every faces d of the
+        # rerolled dice, built a die at a time (each step adds one die's nibble and place).
+        scatter = {0: 0}
+        for i, k in enumerate(free):
+            scatter = {
+                key | d << (4 * i): value | d << (3 * k)
+                for key, value in scatter.items()
+                for d in range(1, 7)
+            }
+        rerolls.append(
+            (
+                sum(7 << (3 * k) for k in range(5) if m >> k & 1),
+                (1 << (4 * len(free))) - 1,
+                scatter,
+                4 * len(free),
+            )
+        )
+    _FIRST.update(rerolls[0][2])
+    _REROLL[:] = rerolls  # last: an empty _REROLL means the tables are not filled yet
 
 
 def _card_bytes(card: list[int]) -> bytes:
@@ -160,6 +165,8 @@ class YahtzeeState(GameState):
     )
 
     def __init__(self, rng: random.Random) -> None:
+        if not _REROLL:
+            _fill_tables()
         self._words = _draw_dice(rng)
         self._cards = [[-1] * wire.NUM_ROWS + [0], [-1] * wire.NUM_ROWS + [0]]
         self._enc = [_card_bytes(self._cards[0]), _card_bytes(self._cards[1])]
