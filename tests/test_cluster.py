@@ -58,8 +58,13 @@ MEASURED = {
 WHERE = {"workers"}
 
 
+#: Games a match of the tournaments compared with ``local_run``: enough that a worker can
+#: be killed while it plays one.
+GAMES = 60
+
+
 def tournament(
-    out: Path, *extra: str, games: int = 12, timeout: float = 120, env: dict[str, str] | None = None
+    out: Path, *extra: str, games: int = GAMES, timeout: float = 120, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess:
     argv = [sys.executable, "-m", "referee", "tournament", *BOTS, "--game", "yahtzee", "--format",
             "round-robin", "--games", str(games), "--seed", "9", "--out", str(out), "--quiet", *extra]  # fmt: skip
@@ -88,17 +93,23 @@ def results(out: Path) -> object:
     return strip(json.loads((out / "standings.json").read_text()))
 
 
-def test_a_local_cluster_gives_the_standings_of_a_local_run(tmp_path):
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory) -> Path:
+    """The round robin of ``BOTS`` (GAMES games a match, seed 9) played locally with
+    ``--concurrency 2``, once for the tests that compare a cluster run with it."""
+    out = tmp_path_factory.mktemp("local") / "local"
+    local = tournament(out, "--concurrency", "2")
+    assert local.returncode == 0, local.stderr
+    return out
+
+
+def test_a_local_cluster_gives_the_standings_of_a_local_run(tmp_path, local_run):
     """The issue: a LocalCluster with 2 workers plays a round robin whose standings equal
     the local --concurrency 2 run of the same seed (timing figures aside)."""
-    local = tournament(tmp_path / "local", "--concurrency", "2")
-    assert local.returncode == 0, local.stderr
     cluster = tournament(tmp_path / "cluster", "--cluster", "local:2", env=own_locks(tmp_path / "locks"))
     assert cluster.returncode == 0, cluster.stderr
-    assert results(tmp_path / "cluster") == results(tmp_path / "local")
-    assert (tmp_path / "cluster" / "crosstable.csv").read_text() == (
-        tmp_path / "local" / "crosstable.csv"
-    ).read_text()
+    assert results(tmp_path / "cluster") == results(local_run)
+    assert (tmp_path / "cluster" / "crosstable.csv").read_text() == (local_run / "crosstable.csv").read_text()
     workers = json.loads((tmp_path / "cluster" / "standings.json").read_text())["workers"]
     assert len(workers) <= 2 and sum(w["matches"] for w in workers) == 3, workers  # every match, once
     # Each worker played on a core of its own (the machine has 2; LocalCluster's workers
@@ -106,12 +117,12 @@ def test_a_local_cluster_gives_the_standings_of_a_local_run(tmp_path):
     if len(os.sched_getaffinity(0)) >= 2:
         cores = [w["core"] for w in workers]
         assert None not in cores and len(set(cores)) == len(cores), workers
-    assert json.loads((tmp_path / "local" / "standings.json").read_text())["workers"] is None
+    assert json.loads((local_run / "standings.json").read_text())["workers"] is None
     report = (tmp_path / "cluster" / "standings.md").read_text()
     assert "## Cluster workers" in report and "| worker | core | matches |" in report
 
 
-def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp_path):
+def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp_path, local_run):
     """A scheduler and two workers started as an organiser would (`dask scheduler`,
     `dask worker --nthreads 1`); one worker process is killed by pid while matches run:
     its match is played again elsewhere, every match is stored once with all its games,
@@ -131,7 +142,7 @@ def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp
             procs.append(subprocess.Popen(worker, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env,
                                           start_new_session=True))  # fmt: skip
         argv = [sys.executable, "-m", "referee", "tournament", *BOTS, "--game", "yahtzee", "--format",
-                "round-robin", "--games", "60", "--seed", "9", "--out", str(tmp_path / "cluster"), "--quiet",
+                "round-robin", "--games", str(GAMES), "--seed", "9", "--out", str(tmp_path / "cluster"), "--quiet",
                 "--cluster", address]  # fmt: skip
         run = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                stdin=subprocess.DEVNULL)  # fmt: skip
@@ -166,10 +177,8 @@ def test_a_worker_killed_mid_tournament_loses_no_match_and_counts_none_twice(tmp
     with Store.read(tmp_path / "cluster") as store:
         keys = store.done_keys()
         assert len(keys) == 3 and store.unfinished_keys() == []
-        assert all(store.game_count(key) == 60 for key in keys)
-    local = tournament(tmp_path / "local", games=60)
-    assert local.returncode == 0, local.stderr
-    assert results(tmp_path / "cluster") == results(tmp_path / "local")
+        assert all(store.game_count(key) == GAMES for key in keys)
+    assert results(tmp_path / "cluster") == results(local_run)
 
 
 def test_a_worker_with_other_bot_files_refuses_the_match(tmp_path):
@@ -306,7 +315,7 @@ def test_after_the_scheduler_dies_the_tournament_resumes_on_a_new_one(tmp_path):
     procs, address = _dask(tmp_path, "first", env)
     out = tmp_path / "t"
     argv = [sys.executable, "-m", "referee", "tournament", *BOTS, "--game", "yahtzee", "--format", "round-robin",
-            "--games", "300", "--seed", "9", "--out", str(out), "--quiet"]  # fmt: skip
+            "--games", "200", "--seed", "9", "--out", str(out), "--quiet"]  # fmt: skip
     try:
         run = subprocess.Popen([*argv, "--cluster", address], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                                text=True, env=env, stdin=subprocess.DEVNULL)  # fmt: skip
@@ -341,7 +350,7 @@ def test_after_the_scheduler_dies_the_tournament_resumes_on_a_new_one(tmp_path):
             proc.wait()
     assert resumed.returncode == 0, resumed.stderr
     with Store.read(out) as store:
-        assert len(store.done_keys()) == 3 and all(store.game_count(k) == 300 for k in store.done_keys())
+        assert len(store.done_keys()) == 3 and all(store.game_count(k) == 200 for k in store.done_keys())
 
 
 async def test_a_different_build_is_refused_through_the_cluster(tmp_path):
@@ -575,7 +584,7 @@ def test_a_scheduler_lost_right_after_connecting_is_one_clusters_error(monkeypat
 
 
 @pytest.mark.slow
-def test_a_cluster_run_with_bots_under_tmp_equals_the_local_run_shipped_or_not(tmp_path):
+def test_a_cluster_run_with_bots_under_tmp_equals_the_local_run_shipped_or_not(tmp_path, local_run):
     """Issue 25, item 1: "a cluster run with bots under /tmp equals the local run".  The
     bots (a C executable, and two copied sample players, which import the project's
     protocol) live in a folder of /tmp outside the checkout; the tournament plays its
@@ -598,21 +607,21 @@ def test_a_cluster_run_with_bots_under_tmp_equals_the_local_run_shipped_or_not(t
 
         def run(out: Path, *extra: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
             argv = [sys.executable, "-m", "referee", "tournament", *bots, "--game", "yahtzee", "--format",
-                    "round-robin", "--games", "12", "--seed", "9", "--out", str(out), "--quiet", *extra]  # fmt: skip
+                    "round-robin", "--games", str(GAMES), "--seed", "9", "--out", str(out), "--quiet", *extra]  # fmt: skip
             (loose / "run.log").write_text(f"{out.name}\n" * 100)  # changes beside the bots, every run
             (loose / "notes.py").write_text(f"X = {out.name!r}\n")
             return subprocess.run(
                 argv, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL, env=env
             )
 
-        local = run(tmp_path / "local", "--concurrency", "2")
-        assert local.returncode == 0, local.stderr
+        # The local run: the same tournament of the same files (the checkout's, which
+        # these are copies of), played once for the module.
         for name, extra in (("cluster", ()), ("shipped", ("--ship-bots",))):
             done = run(
-                tmp_path / name, "--cluster", "local:2", *extra, env=own_locks(tmp_path / f"locks-{name}")
+                tmp_path / name, "--cluster", "local:1", *extra, env=own_locks(tmp_path / f"locks-{name}")
             )
             assert done.returncode == 0, done.stderr
-            assert results(tmp_path / name) == results(tmp_path / "local"), name
+            assert results(tmp_path / name) == results(local_run), name
             assert "distributed" not in done.stderr and "Traceback" not in done.stderr, done.stderr
             assert (tmp_path / name / "cluster.log").is_file()
             snapshots = tmp_path / name / "bots"
