@@ -223,7 +223,7 @@ def test_ratings_count_the_seeding_round_robin_and_rate_only_bots_that_played(tm
     rand = py(YAHTZEE / "random_player.py")
     tournament(
         out, COMPETENT, rand, COMPETENT, rand, "--game", "yahtzee", "--format", "double-elimination",
-        "--seeding", "round-robin", "--seeding-games", "6", "--games", "6", "--seed", "3",
+        "--seeding", "round-robin", "--seeding-games", "3", "--games", "3", "--seed", "3",
     )  # fmt: skip
     data = standings(out)
     with sqlite3.connect(out / "results.sqlite") as conn:
@@ -272,7 +272,7 @@ def test_short_swiss_matches_get_parametric_intervals(tmp_path):
     out = tmp_path / "swiss"
     rand = py(YAHTZEE / "random_player.py")
     tournament(
-        out, COMPETENT, rand, COMPETENT, rand, COMPETENT, rand, "--game", "yahtzee", "--format", "swiss",
+        out, COMPETENT, rand, COMPETENT, rand, "--game", "yahtzee", "--format", "swiss",
         "--games", "1", "--rounds", "3", "--seed", "5",
     )  # fmt: skip
     ratings = standings(out)["ratings"]
