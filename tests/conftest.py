@@ -35,6 +35,14 @@ SAMPLES = ROOT / "sample_players"
 DRILLS = os.environ.get("REFEREE_DRILLS") == "1"
 
 
+def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+    """``-n auto``: one worker more than the cores this process may use.  A third of the
+    suite's wall time is waiting — for a timeout, a bot's exit, a server — and another
+    worker fills those waits; the tests hold beside a busy loop per core, which is more
+    than one worker more."""
+    return len(os.sched_getaffinity(0)) + 1 if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1) + 1
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     if DRILLS:
         return
