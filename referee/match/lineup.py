@@ -10,7 +10,8 @@ figures into the player's totals.  Everything it must say goes to ``notice``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import functools
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -86,20 +87,9 @@ class Lineup:
         self._nursery = nursery
         # Started together (each start waits for its sandbox to be ready, and those waits
         # need not add up); judged in lineup order, as one after another would be.
-        faults: dict[int, BotFault] = {}
-
-        async def start(index: int, player: Player) -> None:
-            try:
-                await self._start(player)
-            except BotFault as fault:
-                faults[index] = fault
-
-        async with trio.open_nursery() as starting:
-            for index, player in enumerate(self.players):
-                starting.start_soon(start, index, player)
-        for index, player in enumerate(self.players):
-            fault = faults.get(index)
-            if fault is not None:
+        faults = await _all_at_once([functools.partial(self._start, p) for p in self.players], BotFault)
+        for player, fault in zip(self.players, faults, strict=True):
+            if isinstance(fault, BotFault):
                 why = f"bot {player.name} cannot start: {fault.detail.removeprefix('cannot start: ')}"
                 if not self.keep_going:
                     return MatchError(why)
@@ -113,21 +103,12 @@ class Lineup:
         together: each waits (bounded) for its bot to exit on end of input, and those
         waits need not add up."""
         seated = [(player, player.seat) for player in self.players if player.seat is not None]
-        failures: list[Exception] = []
-
-        async def close(seat: Seat) -> None:
-            try:
-                await seat.close()
-            except Exception as exc:  # raised below, after every seat is closed
-                failures.append(exc)
-
-        async with trio.open_nursery() as nursery:
-            for _, seat in seated:
-                nursery.start_soon(close, seat)
+        failures = await _all_at_once([seat.close for _, seat in seated], Exception)
         for player, seat in seated:
             self._fold(player, seat, game)
-        if failures:
-            raise failures[0]
+        for failure in failures:
+            if failure is not None:
+                raise failure  # the first, once every seat is closed
 
     async def between_games(self, next_game: int) -> None:
         """Close dead seats; restart them if the policy allows."""
@@ -231,3 +212,22 @@ class Lineup:
             player.stats.sandbox = seat.description  # what ran, or at least the layer asked for
         player.seat = seat
         player.down = None
+
+
+async def _all_at_once(
+    calls: list[Callable[[], Awaitable[object]]], catch: type[Exception]
+) -> list[Exception | None]:
+    """Await every call concurrently; what each raised of ``catch`` (None if nothing), in
+    the calls' order.  Anything else a call raises propagates, as from a nursery."""
+    caught: list[Exception | None] = [None] * len(calls)
+
+    async def run(index: int, call: Callable[[], Awaitable[object]]) -> None:
+        try:
+            await call()
+        except catch as exc:
+            caught[index] = exc
+
+    async with trio.open_nursery() as nursery:
+        for index, call in enumerate(calls):
+            nursery.start_soon(run, index, call)
+    return caught

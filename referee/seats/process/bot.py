@@ -16,10 +16,10 @@ A :class:`BotProcess` is the referee's only way to talk to a bot.  Its contract:
 It is made of parts, each of which knows nothing of the others:
 
 * :attr:`BotProcess.child` (:class:`~referee.seats.process.child.Child`): the process
-  tree in its jail — spawn, kill, reap, CPU, memory and files;
+  tree in its jail — spawn, kill, reap, CPU, memory and files — and its stderr
+  (``child.stderr``, a :class:`~referee.seats.process.stderr.StderrDrain`), kept and quoted;
 * :attr:`BotProcess.channel` (:class:`~referee.seats.process.lines.LineChannel`): its
   stdin and stdout as lines — the read buffer, the answers owed, stray output;
-* a :class:`~referee.seats.process.stderr.StderrDrain`: its stderr, kept and quoted;
 * a :class:`~referee.seats.process.slow.SlowAnswers`: the CPU of each slow answer, and
   whether a timeout was the machine's (issue 28).
 
@@ -78,7 +78,6 @@ from referee.seats.process.lines import (
 )
 from referee.seats.process.monitor import Monitor, shared_monitor
 from referee.seats.process.slow import SlowAnswers
-from referee.seats.process.stderr import StderrDrain
 
 _now_ns = time.monotonic_ns  # CLOCK_MONOTONIC, as in the C fast path
 #: Yield to the trio scheduler every this many requests.  A prompt bot answers before
@@ -147,7 +146,6 @@ class BotProcess(Seat):
         )
         #: Its stdin and stdout, as lines.
         self.channel = LineChannel(limits.max_line_bytes, limits.decision_s, _LEADER_CHECK_S)
-        self._stderr = StderrDrain(limits.stderr_bytes)
         # The CPU of each slow answer, and whether a timeout was the machine's (issue 28).
         self._slow = SlowAnswers(self.child, limits.decision_s)
         # Accounting, read by the match for results: the C fast path updates it in place.
@@ -234,21 +232,14 @@ class BotProcess(Seat):
     async def start(self, nursery: trio.Nursery) -> None:
         """Spawn the bot.  Raises ``BotFault(STARTUP)`` if it cannot be started."""
         try:
-            pipes = await self.child.spawn()
+            pipes = await self.child.start(nursery)
         except CannotStart as exc:
-            self.death = Verdict.STARTUP
-            self.death_detail = exc.detail
+            self.kill(Verdict.STARTUP, exc.detail)
+            await self.close()  # a sandbox that was not ready: its process stopped
             raise BotFault(Verdict.STARTUP, exc.detail) from None
         self.channel.open(pipes.stdin, pipes.stdout)
-        self._stderr.open(pipes.stderr)
-        why = await self.child.ready()
-        if why is not None:
-            self.kill(Verdict.STARTUP, f"cannot start: {why}")
-            await self.close()
-            raise BotFault(Verdict.STARTUP, self.death_detail)
         self._started_at = trio.current_time()
         self._slow.started()
-        nursery.start_soon(self._stderr.run)
         if self._monitor is None:
             self._monitor = shared_monitor(nursery)
         self._monitor.watch(self)
@@ -262,30 +253,21 @@ class BotProcess(Seat):
 
     async def close(self) -> None:
         """Stop the bot and everything it started, and reap it; bounded in time."""
-        if self._closed or not self.child.spawned:
-            if not self._closed:
-                await self.child.release()  # a start that made no process: its directory, uid
-            self._closed = True
+        if self._closed:
             return
+        self._closed = True
         # Shielded: every step is bounded, and a cancelled close must not leave the bot
         # running (a second close would find _closed set and do nothing).
         with trio.CancelScope(shield=True):
             if self._monitor is not None:
                 self._monitor.forget(self)  # one last sample first
-            self._closed = True
             self.channel.close_input()  # EOF on its stdin: a well-behaved bot exits now
-            if self.death is None:
-                await self.child.wait_exit(eof_grace_s(self.limits))
-            await self.child.kill_and_reap()
-            # The drain task may not have run since the bot's last words (the fast path
-            # yields only every few answers): keep what the pipe still holds (bounded).
-            self._stderr.finish()
+            survived = await self.child.stop(eof_grace_s(self.limits) if self.alive else None)
             self.channel.close()
-            await self.child.release()
-            if self.child.exit_status is None and self.death is None:
+            if survived and self.death is None:
                 self.death = Verdict.CRASH
                 self.death_detail = "did not exit after SIGKILL"
-            self._stderr.save(self.stderr_path)
+            self.child.stderr.save(self.stderr_path)
 
     async def ended(self, within: float = 0.0) -> bool:
         if self.death is not None:
@@ -368,8 +350,8 @@ class BotProcess(Seat):
         reply (and then what counts as an extra line or a timeout is as for any reply)."""
         if self.death is not None:
             return
-        start = _now_ns()
         channel = self.channel
+        # The clock is read only where a write must wait (a full pipe) or a read follows.
         if not (expects_reply and channel.clean):
             # Nothing to read, or the stream needs care (a late reply, an earlier answer
             # still owed): the answer is owed behind what is already due.
@@ -380,7 +362,7 @@ class BotProcess(Seat):
             except InputClosed:
                 raise await self._gone("its input pipe is closed") from None
             if written != len(line):
-                await self._write_rest(line[written:], start)
+                await self._write_rest(line[written:], _now_ns())
             if expects_reply:
                 channel.owe()
             return
@@ -394,8 +376,9 @@ class BotProcess(Seat):
             elif isinstance(result, int) and result < 0:
                 raise await self._gone("its input pipe is closed")
             elif isinstance(result, int) and result != len(line):
-                await self._write_rest(line[result:], start)
+                await self._write_rest(line[result:], _now_ns())
         else:
+            start = _now_ns()
             await self._send(line, start)
             chunk = channel.read_soon(start)
             answered = bool(chunk and chunk.find(b"\n") == len(chunk) - 1)  # one whole line
@@ -460,7 +443,7 @@ class BotProcess(Seat):
     def _starting(self) -> bool:
         """Whether the startup allowance still runs: no line came back yet and, where the
         first decision is held to the decision limit, its request is not read yet."""
-        return not (self._ready or self.channel.replied or self.decisions)
+        return not (self._ready or self._has_answered)
 
     def _deadline(self, start_ns: int) -> float:
         """The trio-clock deadline of a request that started at ``start_ns``."""
@@ -478,7 +461,7 @@ class BotProcess(Seat):
         if self._starting:
             detail = (
                 f"{what}: no first answer within the startup allowance of {self.limits.startup_s:g} s "
-                f"({STARTUP_HINT}){self._stderr.note()}"
+                f"({STARTUP_HINT}){self.child.stderr.note()}"
             )
             wall_ns = int((trio.current_time() - self._started_at) * 1e9)
             machine = self._slow.startup_timed_out(wall_ns, self.limits.startup_s)
@@ -527,7 +510,7 @@ class BotProcess(Seat):
                 verdict = Verdict.STARTUP
                 detail = (
                     f"no answer at all since it started: none to its first request {waited}, "
-                    f"so it was stopped ({STARTUP_HINT}){self._stderr.note()}"
+                    f"so it was stopped ({STARTUP_HINT}){self.child.stderr.note()}"
                 )
             self.kill(verdict, detail)
             raise BotFault(verdict, detail) from None
@@ -604,7 +587,7 @@ class BotProcess(Seat):
                     )
                 if not self._has_answered:
                     detail += " before its first answer"
-                self.kill(verdict, detail + self._stderr.note())
+                self.kill(verdict, detail + self.child.stderr.note())
         return BotFault(self.death or Verdict.CRASH, self.death_detail)
 
     # ------------------------------------------------------------------ accounting
@@ -613,10 +596,10 @@ class BotProcess(Seat):
         # Notes written before the last answer are in the pipe already; the drain task
         # may not have run since (the fast path yields every few answers).  An empty
         # pipe's read: 1.2 µs (timeit).
-        if self._stderr.fd >= 0:
-            self._stderr.take(reads=4)
+        if self.child.stderr.fd >= 0:
+            self.child.stderr.take(reads=4)
         counters = self._counters
-        notes = self._stderr.notes
+        notes = self.child.stderr.notes
         return SeatUsage(
             cpu_s=self.child.cpu_s,
             peak_rss_bytes=self.child.peak_rss,
@@ -645,7 +628,7 @@ class BotProcess(Seat):
             self.kill(*over)
 
     def stderr_text(self) -> str:
-        return self._stderr.text()
+        return self.child.stderr.text()
 
     def __repr__(self) -> str:
         return f"<BotProcess {self.spec.name} pid={self.pid} death={self.death}>"

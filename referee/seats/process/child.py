@@ -4,7 +4,8 @@ A :class:`Child` is the operating-system side of a bot (or of a grading job): it
 the command's private working directory and its jail (:func:`referee.seats.process.sandbox.jail`:
 the layer, a uid of its own as root, a cgroup), starts it there
 (:func:`~referee.seats.process.sandbox.spawn.start`) and hands back the referee's ends of
-its three pipes; then it knows the process tree — the leader, every descendant seen, the
+its three pipes, draining its stderr (:class:`~referee.seats.process.stderr.StderrDrain`)
+while it runs; then it knows the process tree — the leader, every descendant seen, the
 supervisor's own processes, which are never the bot's — kills all of it, escapees
 included, and waits for and reaps it, every wait bounded.  It measures the tree (CPU,
 memory, files, run delay) and says which cap a sample broke.
@@ -15,12 +16,11 @@ It is used by composition, as :class:`trio.Process` is: the process seat
 broken cap, means — the verdict, and when to stop it.  Their lifetimes are the same::
 
     child = Child(spec, limits, layer)
-    pipes = await child.spawn()        # CannotStart(detail): nothing of it is left
-    why = await child.ready()          # a supervisor's "ready", or why it is not
+    pipes = await child.start(nursery) # spawn(), ready(), its stderr drained; CannotStart
     ...                                # talk over the pipes; sample() now and then
-    await child.wait_exit(grace)       # after closing its stdin: may it exit by itself?
-    await child.kill_and_reap()        # SIGKILL everything, wait, reap (bounded)
-    await child.release()              # its directory, cgroup and uid given back
+    await child.stop(grace)            # after closing its stdin: wait_exit(grace) for it
+                                       # to exit by itself, kill_and_reap() everything
+                                       # (bounded), release() its directory, cgroup, uid
 
 A process this module names is a :class:`psutil.Process`: psutil checks that a pid was not
 reused before it signals one.
@@ -49,6 +49,7 @@ from referee.core.verdict import Verdict
 from referee.seats.process import sandbox
 from referee.seats.process.sandbox import spawn
 from referee.seats.process.sandbox.reaping import child_pids
+from referee.seats.process.stderr import StderrDrain
 
 _EXIT_POLL_S = 0.01
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
@@ -65,22 +66,6 @@ def eof_grace_s(limits: Limits) -> float:
     """How long a bot may take to exit after EOF on its input (``referee check`` holds
     bots to the same figure)."""
     return min(EOF_GRACE_S, limits.exit_s)
-
-
-def descendants(pid: int) -> list[int] | None:
-    """The pids below ``pid`` (children, theirs, ...), following each one's
-    :func:`~referee.seats.process.sandbox.reaping.child_pids` — no scan of all of /proc;
-    ``None`` where those files cannot be read.  Processes that exit meanwhile are
-    skipped, as psutil's scan skips them."""
-    found: list[int] = []
-    todo = [pid]
-    while todo:
-        below = child_pids(todo.pop())
-        if below is None:
-            return None
-        found += below
-        todo += below
-    return found
 
 
 def describe_status(status: int, via_bwrap: bool = False) -> str:
@@ -108,7 +93,9 @@ _EXIT_HINTS = {
 
 
 class CannotStart(Exception):
-    """The command could not be started; :attr:`detail` says why, in a verdict's words."""
+    """The command could not be started; :attr:`detail` says why, in a verdict's words.
+    If :attr:`Child.spawned`, a process was made (its sandbox was not ready): its owner
+    stops it as usual; otherwise nothing of it is left."""
 
     def __init__(self, detail: str) -> None:
         super().__init__(detail)
@@ -181,6 +168,8 @@ class Child:
         # Issue 28: the run delay of its known processes' threads.
         self._delays = overload.KeptDelays()
         self._released = False
+        #: Its stderr, kept and quoted (bounded), drained while it runs.
+        self.stderr = StderrDrain(limits.stderr_bytes)
 
     @property
     def cgroup(self) -> sandbox.cgroups.BotCgroup | None:
@@ -264,6 +253,21 @@ class Child:
             self.supervisors.add(self.pid)
         return Pipes(in_w, out_r, err_r)
 
+    async def start(self, nursery: trio.Nursery) -> Pipes:
+        """:meth:`spawn`, then :meth:`ready`, its stderr drained from then on by a task in
+        ``nursery``.  Returns its pipes (stderr is :attr:`stderr`'s).  Raises
+        :class:`CannotStart`; when the sandbox was not ready, after closing its stdin and
+        stdout — the process is left for its owner to :meth:`stop`."""
+        pipes = await self.spawn()
+        self.stderr.open(pipes.stderr)
+        why = await self.ready()
+        if why is not None:
+            os.close(pipes.stdin)
+            os.close(pipes.stdout)
+            raise CannotStart(f"cannot start: {why}")
+        nursery.start_soon(self.stderr.run)
+        return pipes
+
     async def ready(self) -> str | None:
         """Under a supervisor, wait (within the setup allowance) for it to report the
         sandbox built: None once it has (at once without a supervisor), else why not."""
@@ -272,9 +276,8 @@ class Child:
         line = await spawn.read_status_line(self._status_fd, self._status_buf, self._setup_deadline)
         if line != "ready":
             return "the sandbox was not ready in time" if line is None else line.removeprefix("error ")
-        if self.layer is sandbox.Layer.NAMESPACES and self._ps is not None:
-            with contextlib.suppress(psutil.Error):
-                self.supervisors.update(child.pid for child in self._ps.children())
+        if self.layer is sandbox.Layer.NAMESPACES:
+            self.supervisors.update(child_pids(self.pid))  # the namespace's init
         return None
 
     def _cannot_start(self, detail: str) -> CannotStart:
@@ -298,21 +301,13 @@ class Child:
     def processes(self) -> list[psutil.Process]:
         """Its live processes: the leader's descendants now and any seen before that still
         run.  Found by following ``/proc/PID/task/TID/children`` down from the leader
-        (tens of µs for a bot's few processes); where the kernel lacks those files or
+        (~0.1 ms for a bot's few processes); where the kernel lacks those files or
         hides them, by psutil's scan of all of /proc (milliseconds on a busy machine)."""
         if self._ps is not None:
-            below = descendants(self._ps.pid)
-            if below is None:
-                try:
-                    for child in self._ps.children(recursive=True):
-                        self._seen.setdefault(child.pid, child)
-                except psutil.Error:
-                    pass
-            else:
-                for pid in below:
-                    if pid not in self._seen:
-                        with contextlib.suppress(psutil.Error):
-                            self._seen[pid] = psutil.Process(pid)
+            for pid in child_pids(self._ps.pid, recursive=True):
+                if pid not in self._seen:
+                    with contextlib.suppress(psutil.Error):
+                        self._seen[pid] = psutil.Process(pid)
         alive = []
         for pid, proc in list(self._seen.items()):
             if proc.is_running():
@@ -372,10 +367,10 @@ class Child:
         subreaper (``sandbox.become_subreaper``) the referee inherits them when they are
         orphaned, and :func:`sandbox.reap_orphans` collects them.
         """
-        try:
-            children = psutil.Process().children(recursive=True)
-        except psutil.Error:
-            children = []
+        children = []
+        for pid in child_pids(os.getpid(), recursive=True):
+            with contextlib.suppress(psutil.Error):
+                children.append(psutil.Process(pid))
         for proc in sandbox.carrying_token(self.token, children):
             if proc.pid != self.pid:
                 with contextlib.suppress(psutil.Error):
@@ -447,6 +442,22 @@ class Child:
                 return
             self.kill()
             await trio.sleep(_EXIT_POLL_S)
+
+    async def stop(self, grace_s: float | None) -> bool:
+        """End it, its stdin closed by its owner first: up to ``grace_s`` to exit by itself
+        (None: no wait), then :meth:`kill_and_reap`, its stderr's last words kept
+        (:meth:`~referee.seats.process.stderr.StderrDrain.finish`), and :meth:`release`
+        (also of a start that made no process).  Bounded in time.  Returns whether its
+        leader outlived even SIGKILL (not reaped within ``limits.exit_s``)."""
+        if self.spawned:
+            if grace_s is not None:
+                await self.wait_exit(grace_s)
+            await self.kill_and_reap()
+        # The drain task may not have run since the last words (a seat's fast path yields
+        # only every few answers): keep what the pipe still holds (bounded).
+        self.stderr.finish()
+        await self.release()
+        return self.spawned and self.exit_status is None
 
     async def release(self) -> None:
         """Give back what it holds — its status pipe, the CPU readers, its working

@@ -7,7 +7,7 @@ unchanged: the layer, a uid of its own as root, the private working directory (a
 size-capped tmpfs under namespaces and bubblewrap), no network, the CPU, memory and
 file caps sampled by the monitor, the process cap, and a tree killed whole at the end.
 So :class:`Job` holds the same :class:`~referee.seats.process.child.Child` a bot's seat
-does, and its stderr the same way; where a seat reads one line per request,
+does (its stderr drained alike), and starts and stops it the same way; where a seat reads one line per request,
 :meth:`Job.output` reads its stdout to the end, bounded in time and in bytes.
 
 :func:`run_job` is the whole lifetime in one call, as a build wants it.
@@ -28,7 +28,6 @@ from referee.core.verdict import BotFault, Verdict
 from referee.seats.process import sandbox
 from referee.seats.process.child import CannotStart, Child, eof_grace_s
 from referee.seats.process.monitor import Monitor, shared_monitor
-from referee.seats.process.stderr import StderrDrain
 
 _READ_SIZE = 1 << 16
 #: How often a job's processes' run delay is sampled (issue 28): a compiler process
@@ -87,7 +86,6 @@ class Job:
         self.layer = layer
         #: The process tree in its jail.
         self.child = Child(spec, limits, layer, allow_root=allow_root)
-        self._stderr = StderrDrain(limits.stderr_bytes)
         self._stdin = self._stdout = -1
         self._monitor = monitor
         #: Why the referee stopped it (or why it could not start), once it did.
@@ -99,39 +97,15 @@ class Job:
     def alive(self) -> bool:
         return self.death is None and self.child.spawned
 
-    @property
-    def exit_status(self) -> int | None:
-        return self.child.exit_status
-
-    @property
-    def cpu_s(self) -> float:
-        return self.child.cpu_s
-
-    @property
-    def peak_rss(self) -> int:
-        return self.child.peak_rss
-
-    @property
-    def sandbox(self) -> str:
-        """The isolation it ran under, described (layer, uid, parts)."""
-        return self.child.description
-
     async def start(self, nursery: trio.Nursery) -> None:
         """Start it.  Raises ``BotFault(STARTUP)`` if it cannot be started."""
         try:
-            pipes = await self.child.spawn()
+            pipes = await self.child.start(nursery)
         except CannotStart as exc:
-            self.death = Verdict.STARTUP
-            self.death_detail = exc.detail
+            self.kill(Verdict.STARTUP, exc.detail)
+            await self.close()  # a sandbox that was not ready: its process stopped
             raise BotFault(Verdict.STARTUP, exc.detail) from None
         self._stdin, self._stdout = pipes.stdin, pipes.stdout
-        self._stderr.open(pipes.stderr)
-        why = await self.child.ready()
-        if why is not None:
-            self.kill(Verdict.STARTUP, f"cannot start: {why}")
-            await self.close()
-            raise BotFault(Verdict.STARTUP, self.death_detail)
-        nursery.start_soon(self._stderr.run)
         if self._monitor is None:
             self._monitor = shared_monitor(nursery)
         self._monitor.watch(self)
@@ -157,7 +131,7 @@ class Job:
             self.kill(*over)
 
     def stderr_text(self) -> str:
-        return self._stderr.text()
+        return self.child.stderr.text()
 
     async def output(self, deadline: float, limit: int, sink: BinaryIO | None = None) -> tuple[bytes, bool]:
         """Everything it writes to stdout until it closes it — returned, or written to
@@ -203,30 +177,23 @@ class Job:
     async def wait(self, deadline: float) -> None:
         """Wait (until ``deadline``) for it to exit by itself once its output has ended."""
         await self.child.wait_exit(max(0.0, deadline - trio.current_time()))
-        if self.exit_status is None and self.death is None:
+        if self.child.exit_status is None and self.death is None:
             self.kill(Verdict.TIMEOUT, "closed its output but kept running to its wall-time limit")
 
     async def close(self) -> None:
         """Stop it and everything it started, reap it and give back what it held;
         bounded in time, shielded, safe to call twice."""
-        if self._closed or not self.child.spawned:
-            if not self._closed:
-                await self.child.release()  # a start that made no process: its directory, uid
-            self._closed = True
+        if self._closed:
             return
+        self._closed = True
         with trio.CancelScope(shield=True):
             if self._monitor is not None:
                 self._monitor.forget(self)  # one last sample first
-            self._closed = True
             self.close_input()
-            if self.death is None:
-                await self.child.wait_exit(eof_grace_s(self.limits))
-            await self.child.kill_and_reap()
-            self._stderr.finish()
+            survived = await self.child.stop(eof_grace_s(self.limits) if self.alive else None)
             fd, self._stdout = self._stdout, -1
             _close(fd)
-            await self.child.release()
-            if self.child.exit_status is None and self.death is None:
+            if survived and self.death is None:
                 self.death = Verdict.CRASH
                 self.death_detail = "did not exit after SIGKILL"
 
@@ -268,17 +235,18 @@ async def run_job(
         finally:
             await job.close()  # shielded and bounded: nothing of the job outlives this
             nursery.cancel_scope.cancel()
+    child = job.child
     return JobResult(
-        status=job.exit_status,
+        status=child.exit_status,
         stopped=job.death,
         detail=job.death_detail,
         output=output,
         output_cut=cut,
         stderr=job.stderr_text(),
-        cpu_s=job.cpu_s,
-        peak_rss_bytes=job.peak_rss,
+        cpu_s=child.cpu_s,
+        peak_rss_bytes=child.peak_rss,
         seconds=trio.current_time() - started,
-        sandbox=job.sandbox,
+        sandbox=child.description,
         run_delay_s=sum(delays.values()) / 1e9,
         referee_delay_s=max(0, overload.referee_delay_ns() - referee_before) / 1e9,
     )
@@ -289,7 +257,7 @@ async def _sample_delays(job: Job, delays: dict[tuple[int, str], int]) -> None:
     (``/proc/PID/task/TID/schedstat``), until cancelled."""
     while True:
         await trio.sleep(_DELAY_SAMPLE_S)
-        if job.death is not None or job.exit_status is not None:
+        if job.death is not None or job.child.exit_status is not None:
             continue
         for proc in job.child.processes():
             if proc.pid in job.child.supervisors:
