@@ -50,6 +50,35 @@ def test_auto_and_strict_pick_the_namespaces_layer_here():
     assert sandbox.best_possible_note() is None
 
 
+def test_a_probe_started_ahead_is_the_one_the_choice_takes(monkeypatch):
+    """probe_ahead runs the probe in a thread (the CLI starts it before parsing); the
+    choice then waits for that thread's answer instead of probing again."""
+    from referee.seats.process.sandbox import choice
+
+    real = choice._probe
+    probed: list[sandbox.Layer] = []
+
+    def counted(layer: sandbox.Layer) -> str | None:
+        probed.append(layer)
+        return real(layer)
+
+    monkeypatch.setattr(choice, "_probe", counted)
+    monkeypatch.setattr(choice, "_ahead", {})
+    choice.supervised_problem.cache_clear()
+    try:
+        choice.probe_ahead(sandbox.Layer.NAMESPACES)
+        choice.probe_ahead(sandbox.Layer.NAMESPACES)  # already under way: nothing more
+        thread, _ = choice._ahead[sandbox.Layer.NAMESPACES]
+        assert not thread.daemon
+        answer = choice.supervised_problem(sandbox.Layer.NAMESPACES)
+        assert not thread.is_alive()
+        assert answer == real(sandbox.Layer.NAMESPACES)
+        assert (answer is None) == NAMESPACES_HERE
+        assert probed == [sandbox.Layer.NAMESPACES]
+    finally:
+        choice.supervised_problem.cache_clear()
+
+
 def test_an_unknown_layer_is_a_one_line_error():
     with pytest.raises(ValueError, match="no such layer"):
         sandbox.choose("chroot")
@@ -162,6 +191,39 @@ async def test_a_bot_lives_in_namespaces_of_its_own_behind_a_read_only_root(tmp_
     assert not ({"home", "root", "var", "srv", "mnt", "run"} - needed) & top, top
     assert "seccomp" in bot.sandbox and "nproc" in bot.sandbox and "tmpfs" in bot.sandbox
     assert (os.geteuid() == 0) == ("uid " in bot.sandbox)
+
+
+AFFINITY_REPORT = """\
+import os, sys
+for line in sys.stdin:
+    print(sorted(os.sched_getaffinity(0)), sorted(os.sched_getaffinity(os.getppid())), sep=";", flush=True)
+"""
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="one core: nothing to spread over")
+@pytest.mark.parametrize("layer", [*SUPERVISED, sandbox.Layer.RLIMITS], ids=str)
+async def test_a_pinned_match_starts_its_supervisors_spread_and_its_bots_on_its_core(layer, tmp_path):
+    """A supervisor's start-up (a Python interpreter) runs on any of the referee's cores
+    from before the pin, so that a match's bots start side by side; the bot itself runs
+    on the referee's core alone, as every decision must be played on one core
+    (docs/architecture.md).  Unsupervised layers start the bot pinned at once."""
+    from conftest import BOT_PYTHON
+
+    from referee.seats.process.pinning import pinned_to_one_core
+
+    script = tmp_path / "affinity.py"
+    script.write_text(AFFINITY_REPORT)
+    tmp_path.chmod(0o755)
+    spec = BotSpec(name="affinity", argv=[BOT_PYTHON, str(script)], home=str(tmp_path))
+    before = sorted(os.sched_getaffinity(0))
+    with pinned_to_one_core(True) as core:
+        reply, _ = await _ask(spec, layer)
+    assert os.sched_getaffinity(0) == set(before)
+    mine, parents = reply.split(";")
+    assert mine == str([core])
+    # The bot's parent: its supervisor (landlock), the namespace's init (namespaces, which
+    # the supervisor forked), or the referee itself (rlimits: pinned).
+    assert parents == (str([core]) if layer is sandbox.Layer.RLIMITS else str(before))
 
 
 @pytest.mark.slow

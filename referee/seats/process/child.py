@@ -46,7 +46,7 @@ from referee.core import overload
 from referee.core.botspec import BotSpec
 from referee.core.limits import Limits
 from referee.core.verdict import Verdict
-from referee.seats.process import sandbox
+from referee.seats.process import pinning, sandbox
 from referee.seats.process.sandbox import spawn
 from referee.seats.process.sandbox.reaping import child_pids
 from referee.seats.process.stderr import StderrDrain
@@ -160,6 +160,7 @@ class Child:
         #: Everything sent SIGKILL, kept until it is seen dead and reaped.
         self._doomed: dict[int, psutil.Process] = {}
         self._status_fd = -1
+        self._pidfd: int | None = None  # the leader's, while a close waits for it
         self._status_buf = bytearray()
         self._bot_status: int | None = None
         self._setup_deadline = 0.0
@@ -213,6 +214,10 @@ class Child:
             raise self._cannot_start(f"cannot start: {problem}")
         self.description = jail.description
         self._uid = jail.uid
+        config = jail.config
+        cores = pinning.start_up_cores() if config is not None else None
+        if cores is not None and config is not None:  # the supervisor starts spread, pins the bot back
+            config = {**config, "cores": sorted(os.sched_getaffinity(0))}
         launch = spawn.Launch(
             argv=jail.argv,
             env=env,
@@ -221,7 +226,8 @@ class Child:
             oom_score_adj=self.layer is not sandbox.Layer.NONE,
             uid=jail.uid if jail.config is None else None,  # a supervisor drops it itself
             cgroup_procs=jail.cgroup.procs_paths() if jail.cgroup is not None else (),
-            config=None if jail.config is None else marshal.dumps(jail.config),
+            config=None if config is None else marshal.dumps(config),
+            cores=cores,
         )
         # Our own pipes, so that no Python file object owns (and later closes) a descriptor.
         in_r, in_w = os.pipe()
@@ -403,6 +409,7 @@ class Child:
                     return
                 if pid:
                     sandbox.LEADERS.discard(self.pid)
+                    self._close_pidfd()
                     if self.pid not in self.supervisors:
                         # A supervisor's rusage holds its own CPU too; the bot's comes
                         # on the status pipe instead (_read_status).
@@ -410,7 +417,28 @@ class Child:
                     self._read_status()
                     self.exit_status = status if self._bot_status is None else self._bot_status
                     return
-                await trio.sleep(_EXIT_POLL_S)
+                await self._exit_or_poll()
+
+    async def _exit_or_poll(self) -> None:
+        """Wait until the leader may have exited: woken by its pidfd the moment it does
+        (Linux 5.3+; a close waits for two supervisors' exits), else after a poll's
+        interval.  The pidfd is kept until :meth:`release`."""
+        if self._pidfd is None and hasattr(os, "pidfd_open"):
+            try:
+                self._pidfd = os.pidfd_open(self.pid)
+            except OSError:  # no pidfd here (an old kernel, a seccomp'd container)
+                self._pidfd = -1
+        if self._pidfd is None or self._pidfd < 0:
+            await trio.sleep(_EXIT_POLL_S)
+            return
+        with trio.move_on_after(_EXIT_POLL_S * 10):  # a backstop: wait4 decides, not this
+            await trio.lowlevel.wait_readable(self._pidfd)
+
+    def _close_pidfd(self) -> None:
+        fd, self._pidfd = self._pidfd, None
+        if fd is not None and fd >= 0:
+            trio.lowlevel.notify_closing(fd)
+            os.close(fd)
 
     def _read_status(self) -> None:
         """Take in what the supervisor reported: the bot's exit, or a late setup error."""
@@ -471,6 +499,7 @@ class Child:
             self._give_back_unstarted()  # a start cancelled before its process existed
             return
         self._read_status()
+        self._close_pidfd()
         fd, self._status_fd = self._status_fd, -1
         if fd >= 0:
             trio.lowlevel.notify_closing(fd)

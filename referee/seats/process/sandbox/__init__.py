@@ -48,6 +48,7 @@ from referee.seats.process.sandbox.choice import (
     best_possible_note,
     bwrap_works,
     choose,
+    probe_ahead,
     problem,
     supervised_problem,
 )
@@ -103,6 +104,7 @@ __all__ = [
     "jail",
     "landlock",
     "owned",
+    "probe_ahead",
     "problem",
     "reap_orphans",
     "release_uid",

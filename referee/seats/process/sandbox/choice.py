@@ -21,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from typing import Any
 
 from referee.core.limits import Limits
@@ -69,13 +70,43 @@ def bwrap_works() -> bool:
     return done.returncode == 0
 
 
+#: Probes started ahead (:func:`probe_ahead`): the thread, and where it puts its answer.
+_ahead: dict[Layer, tuple[threading.Thread, list[str | None]]] = {}
+
+
+def probe_ahead(layer: Layer = Layer.NAMESPACES) -> None:
+    """Start probing ``layer`` in a thread now, for :func:`supervised_problem` to take
+    the answer later: a probe is ~40 ms of waiting for a supervisor's start-up, which a
+    command can spend on its own (parsing its options, building its parser).  The
+    thread is not a daemon: the interpreter's exit waits for it (10 s at most), so a
+    probe is never cut short and its working directory always goes."""
+    if layer in _ahead:
+        return
+    answer: list[str | None] = []
+    thread = threading.Thread(
+        target=lambda: answer.append(_probe(layer)), name=f"referee probe {layer}", daemon=False
+    )
+    _ahead[layer] = (thread, answer)
+    thread.start()
+
+
 @functools.cache
 def supervised_problem(layer: Layer) -> str | None:
     """Why ``layer`` (namespaces or landlock) cannot run bots here; None if it can.
 
     Probed once: the supervisor runs ``/bin/true`` (or ``true`` from the system) under
-    the layer, exactly as it runs bots.
+    the layer, exactly as it runs bots (or the probe :func:`probe_ahead` started).
     """
+    ahead = _ahead.get(layer)
+    if ahead is not None:
+        thread, answer = ahead
+        thread.join()
+        if answer:  # else the thread failed (its error was printed): probe here
+            return answer[0]
+    return _probe(layer)
+
+
+def _probe(layer: Layer) -> str | None:
     if not sys.platform.startswith("linux"):
         return "needs Linux"
     if layer is Layer.LANDLOCK:

@@ -61,6 +61,9 @@ class Launch:
     cgroup_procs: Sequence[str] = ()
     #: The supervisor's configuration, fed on CONFIG_FD; its status comes on STATUS_FD.
     config: bytes | None = None
+    #: The CPU mask to start up with, instead of the referee's pinned one (a supervisor
+    #: pins the bot back itself: :func:`referee.seats.process.pinning.start_up_cores`).
+    cores: set[int] | None = None
 
 
 @dataclass
@@ -79,6 +82,9 @@ def _child(
             fd = os.open(path, os.O_WRONLY)
             os.write(fd, b"0")
             os.close(fd)
+        if launch.cores:
+            with contextlib.suppress(OSError):  # a core gone offline: the pinned mask stays
+                os.sched_setaffinity(0, launch.cores)
         os.setsid()
         # First out of the way (any of them may be 0-4 when the referee's own stdio is
         # closed), then into place: 0-2 the bot's pipes, 3-4 the supervisor's.
