@@ -217,3 +217,33 @@ def test_a_bot_stopped_for_hanging_loses_one_die_per_turn_in_liars_dice(built_sa
     ]
     mine = [p for p in penalties if p.startswith(f"penalty {seat} ")]
     assert [p.split()[2:4] for p in mine] == [["timeout", "1"]] * 5, mine
+
+
+def test_the_game_warms_up_while_its_bots_start(built_samples, tmp_path, monkeypatch):
+    """Match.start runs the game's once-a-process work (Game.warm_up: Yahtzee's tables)
+    after every bot's start has begun and before the first game, once."""
+    from referee.games import yahtzee
+    from referee.seats.process import sandbox
+
+    events: list[str] = []
+    real_warm_up, real_start = yahtzee.Yahtzee.warm_up, sandbox.spawn.start
+
+    def warm_up(self) -> None:
+        events.append("warm up")
+        real_warm_up(self)
+
+    async def start(*args, **kwargs):
+        events.append("spawn")
+        return await real_start(*args, **kwargs)
+
+    def new_state(self, seats, rng):
+        events.append("game")
+        return yahtzee.YahtzeeState(rng)
+
+    monkeypatch.setattr(yahtzee.Yahtzee, "warm_up", warm_up)
+    monkeypatch.setattr(yahtzee.Yahtzee, "new_state", new_state)
+    monkeypatch.setattr(sandbox.spawn, "start", start)
+    competent = str(built_samples / "yahtzee/bin/competent")
+    players, _ = play([competent, competent], tmp_path, games=2, seed=1)
+    assert events == ["spawn", "spawn", "warm up", "game", "game"], events
+    assert all(not p["forfeits"] for p in players.values())

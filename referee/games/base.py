@@ -340,6 +340,12 @@ class Game(abc.ABC):
     def new_state(self, seats: int, rng: random.Random) -> GameState:
         """A fresh game for ``seats`` players, drawing all randomness from ``rng``."""
 
+    def warm_up(self) -> None:
+        """Do now what a process's first game would do once (fill lookup tables), so
+        that a match can do it while its bots start rather than after.  Pure, and
+        harmless to call again; by default nothing."""
+        return None
+
     # ------------------------------------------------------------------ referee check
     #
     # ``referee check BOT --game NAME`` (referee/check/) plays a few games between a

@@ -518,6 +518,10 @@ class LiarsDice(Game):
     #: (seed 001): each game starts with a ``players`` line of the bots' stable ids.
     tells_ids = True
 
+    def warm_up(self) -> None:
+        if not _HAND_OF:
+            _fill_hands()
+
     def new_state(self, seats: int, rng: random.Random) -> LiarsDiceState:
         if seats not in self.seats:
             raise ValueError(f"liars-dice is played by 2..{MAX_SEATS} seats, not {seats}")

@@ -371,6 +371,10 @@ class Yahtzee(Game):
     limits = Limits(startup_s=60.0, decision_s=10.0, cpu_s=600.0, memory_bytes=2 * GiB)
     dead_bot = DeadBot.FORFEIT_MATCH
 
+    def warm_up(self) -> None:
+        if not _REROLL:
+            _fill_tables()
+
     def new_state(self, seats: int, rng: random.Random) -> YahtzeeState:
         if seats not in self.seats:
             raise ValueError(f"yahtzee is played by 2 seats, not {seats}")

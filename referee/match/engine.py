@@ -301,8 +301,18 @@ class Match:
     async def start(self, nursery: trio.Nursery) -> bool:
         """Start every bot, their tasks in ``nursery``; False when the match cannot be
         played (:attr:`cannot_start` says why)."""
-        self.cannot_start = await self.lineup.start_all(nursery)
+        async with trio.open_nursery() as starting:
+            starting.start_soon(self._warm_up)
+            self.cannot_start = await self.lineup.start_all(nursery)
         return self.cannot_start is None
+
+    async def _warm_up(self) -> None:
+        """The game's once-a-process work (Yahtzee's tables: ~22 ms), while the bots'
+        sandboxes are built: a start waits ~30-60 ms for its supervisor, on other cores.
+        One checkpoint first: every bot's start has forked by then (a start does not
+        yield before its fork), so this holds up nothing but their ready lines."""
+        await trio.lowlevel.checkpoint()
+        self.game.warm_up()
 
     async def play(self, count: int | None = None) -> bool:
         """Play the next ``count`` games of the schedule (all that are left when
