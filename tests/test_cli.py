@@ -64,6 +64,53 @@ def test_bot_that_cannot_start_exits_3(tmp_path):
     assert done.returncode == 3 and "cannot start" in done.stderr and done.stderr.count("\n") == 1
 
 
+def test_a_match_command_ends_at_once_and_leaves_everything_written(built_samples, tmp_path):
+    """``referee match`` ends its process without the interpreter's teardown
+    (commands._exit_at_once), and its sandbox probe runs in a thread while the options
+    are parsed: all it wrote is complete (table through a pipe, summary, log), the exit
+    status is the command's, and the probe's working directory is gone, even when the
+    command ends with a usage error while the probe still runs."""
+    own_tmp = tmp_path / "tmp"
+    own_tmp.mkdir(mode=0o777)
+    env = {**os.environ, "TMPDIR": str(own_tmp)}
+    summary, log = tmp_path / "summary.json", tmp_path / "games.jsonl"
+    bot = str(built_samples / "yahtzee/bin/competent")
+    argv = [sys.executable, "-m", "referee", "match", bot, bot, "--games", "20", "--seed", "3"]
+    argv += ["--json", str(summary), "--log", str(log), "--no-pin", "--quiet"]
+    done = subprocess.run(
+        argv, capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL
+    )
+    assert done.returncode == 0, done.stderr
+    assert "isolation:" in done.stdout and "competent-1" in done.stdout
+    assert json.loads(summary.read_text())["games_played"] == 20
+    assert len(log.read_text().splitlines()) == 20
+    bad = [sys.executable, "-m", "referee", "match", bot, bot, "--games", "0"]
+    done = subprocess.run(bad, capture_output=True, text=True, timeout=120, env=env, stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and "--games" in done.stderr
+    assert list(own_tmp.iterdir()) == []
+
+
+def test_the_collector_is_off_while_the_command_starts_and_on_when_it_runs():
+    """referee.__main__.run turns the garbage collector off for the imports and the
+    parsing (their objects live as long as the process), and main() freezes them and
+    turns it back on before the command runs: a long match must have it."""
+    code = (
+        "import gc, sys\n"
+        "import referee.cli.commands as c\n"
+        "def seen(args):\n"
+        "    print(gc.isenabled(), gc.get_freeze_count() > 1000)\n"
+        "    return 0\n"
+        "c.cmd_games = seen\n"
+        "sys.argv = ['referee', 'games']\n"
+        "from referee.__main__ import run\n"
+        "print(gc.isenabled())\n"
+        "run()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "True"]
+
+
 def test_games_lists_yahtzee():
     done = referee("games")
     assert done.returncode == 0 and "yahtzee" in done.stdout
