@@ -83,8 +83,10 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
     for answer in details:
         assert answer["wall_ms"] >= 800 and answer["cpu_ms"] <= answer["wall_ms"] + 20, answer
     computed, slept, timed_out = details
-    # The first computed: most of its time was CPU (all of it, on an idle machine).
-    assert computed["cpu_ms"] >= 300, computed
+    # The first computed: most of its time was CPU (all of it, on an idle machine). Made
+    # a timeout by a loaded machine, it had what the machine gave it within the second,
+    # bounded as the third's below (250 ms seen beside the suite's three workers on two cores).
+    assert computed["cpu_ms"] >= (100 if computed.get("timeout") else 300), computed
     # The second slept: nearly no CPU for as long a wait — unless a loaded machine made the
     # first computation a timeout: the bot then computes on into the next game (it reads
     # nothing meanwhile), and the rest of that CPU can fall in this wait (seen beside four
