@@ -27,7 +27,7 @@ from typing import Any
 from referee.core.limits import Limits
 from referee.seats.process.sandbox import landlock, seccomp
 from referee.seats.process.sandbox.layers import _PREFERENCE, CHOICES, GAPS, Layer
-from referee.seats.process.sandbox.paths import SUPERVISOR
+from referee.seats.process.sandbox.paths import SUPERVISOR_COMMAND
 from referee.seats.process.sandbox.plan import _supervisor_config
 from referee.seats.process.sandbox.reaping import reap_orphans
 from referee.seats.process.sandbox.uids import _probe_uid
@@ -131,7 +131,7 @@ def _probe(layer: Layer) -> str | None:
         os.close(config_w)
         try:
             done = subprocess.run(
-                [sys.executable, "-I", "-S", SUPERVISOR, str(config_r), str(status_w)],
+                [sys.executable, *SUPERVISOR_COMMAND, str(config_r), str(status_w)],
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 pass_fds=(config_r, status_w),

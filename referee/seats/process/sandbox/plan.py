@@ -37,7 +37,7 @@ from referee.seats.process.sandbox.paths import (
     _SYSFS,
     _WRITABLE_DEVICES,
     PROTOCOL_DIR,
-    SUPERVISOR,
+    SUPERVISOR_COMMAND,
     SYSTEM_DIRS,
 )
 from referee.seats.process.sandbox.reaping import TOKEN_VAR
@@ -315,7 +315,7 @@ def jail(
     if cgroup is None:
         note = f"{note}; no cgroup, {UNCAPPED}: {reason}".lstrip("; ")
     return Jail(
-        argv=[sys.executable, "-I", "-S", SUPERVISOR, "3", "4"],
+        argv=[sys.executable, *SUPERVISOR_COMMAND, "3", "4"],
         layer=layer,
         uid=uid,
         note=note,

@@ -1,7 +1,8 @@
 """The supervisor: the one process between the referee and a sandboxed bot.
 
-The referee runs it as ``python3 -I -S supervisor.py CONFIG_FD STATUS_FD`` (standard
-library only, nothing of the ``referee`` package, so it starts in ~15 ms and works
+The referee runs it as ``python3 -I -S -c "…import supervisor; supervisor.main()" CONFIG_FD
+STATUS_FD`` (imported, so its bytecode is cached; standard library only, nothing of the
+``referee`` package, so it starts in ~15 ms and works
 whatever the bot's uid may read; and none of ``json``, ``typing``, ``contextlib``,
 which with what they import would double that: every bot start pays it).  It reads
 its configuration, a :mod:`marshal`-ed dict (the same interpreter wrote it), from ``CONFIG_FD``,
