@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import msgspec
 import psutil
@@ -426,6 +427,27 @@ async def test_a_reply_within_the_short_wait_needs_no_trio_wait(tmp_path, monkey
         assert time.monotonic() - started < 1.0
         assert bot.channel.rfd not in trio_waits
         assert bot.decisions == 2
+
+
+async def test_a_miss_yields_the_core_to_the_bot_before_the_timed_wait(tmp_path, monkeypatch):
+    """A reply not there at the first read: the core goes to the bot first (sched_yield:
+    on one core the bot our write woke is runnable, and a timed wait is a timer armed
+    and cancelled, ~2.5 µs a miss on this project's VM), then the short wait.  Seen on
+    the pure-Python path, which does what the C fast path does (its header says so)."""
+    monkeypatch.setattr(process, "exchange", None)
+    monkeypatch.setattr(lines, "REPLY_WAIT_S", 2.0)
+    steps: list[str] = []
+    real_yield = lines._yield
+    monkeypatch.setattr(lines, "_yield", lambda: (steps.append("yield"), real_yield())[1])
+    async with running(paced(tmp_path, 0.05), Limits(startup_s=5.0, decision_s=5.0)) as bot:
+        assert await bot.request(REQUEST) == b"0"
+        real_poll = bot.channel._poller.poll
+        monkeypatch.setattr(
+            bot.channel, "_poller", SimpleNamespace(poll=lambda ms: (steps.append("wait"), real_poll(ms))[1])
+        )
+        steps.clear()
+        assert await bot.request(REQUEST) == b"0"  # 50 ms: not there after the yield either
+        assert steps == ["yield", "wait"], steps
 
 
 @pytest.mark.slow

@@ -8,8 +8,10 @@ setup.py) and comes within 1.5× (docs/architecture.md, "The hot path", has the 
     result = exchange(wfd, rfd, line, max_line, counters, wait_ns)
 
 It writes ``line`` to ``wfd`` and reads ``rfd`` without blocking: once right after the
-write and, if that found nothing, once more after waiting at most ``wait_ns`` for the
-reply (``ppoll``, the GIL released; a signal ends the wait, and counts as a miss).  A
+write; if that found nothing, once more after yielding the core (``sched_yield``: the
+bot the write woke runs first when it shares the core), and if that found nothing
+either, once more after waiting at most ``wait_ns`` for the reply (``ppoll``; the GIL
+released for both; a signal ends the wait, and counts as a miss).  A
 reply that began to arrive without its newline is read on to the newline within the same
 wait.  The result says how far it got:
 
