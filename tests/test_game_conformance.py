@@ -254,6 +254,54 @@ def test_bad_replies_are_penalised(name: str, options: dict[str, Any], seats: in
     _check_end(state, seats)
 
 
+@pytest.mark.parametrize(("name", "options", "seats"), CASES)
+def test_take_is_decode_illegal_and_apply(name: str, options: dict[str, Any], seats: int) -> None:
+    """``take`` (a match's one call a turn, which a game may fuse: Yahtzee) says and does
+    exactly what decode, illegal and apply say and do: two states of one seed, one played
+    by ``take``, the other by the three, fed the same replies — legal, odd and bad — give
+    the same verdicts and the same lines, to the same end."""
+    rng = random.Random(31)
+    player = RandomPlayer(32)
+    bad = [b"", b"\x00\xff", b"garbage", b"-5", b"99999999999999999999999", *ODD_REPLIES]
+    for seed in range(2):
+        taken, judged = _new(name, options, seats, seed), _new(name, options, seats, seed)
+        for _ in range(MAX_DECISIONS):
+            assert taken.drain_events() == judged.drain_events()
+            assert taken.is_terminal() == judged.is_terminal()
+            if taken.is_terminal():
+                break
+            actors = tuple(taken.to_act())
+            assert actors == tuple(judged.to_act())
+            if len(actors) > 1:  # a joint step: not a take; played alike on both
+                actions = {s: taken.decode(s, player.reply(taken, s)[:-1]) for s in actors}
+                taken.apply_joint(dict(actions), {})
+                judged.apply_joint(dict(actions), {})
+                continue
+            seat = actors[0]
+            assert taken.request(seat) == judged.request(seat)
+            reply = rng.choice(bad) if rng.random() < 0.2 else player.reply(taken, seat)[:-1]
+            outcome = taken.take(seat, reply)
+            try:
+                action = judged.decode(seat, reply)
+            except ProtocolError as exc:
+                expected: tuple[Verdict, str] | None = (Verdict.PROTOCOL, str(exc))
+            else:
+                reason = judged.illegal(seat, action)
+                expected = None if reason is None else (Verdict.ILLEGAL, reason)
+                if reason is None:
+                    judged.apply(seat, action)
+            assert outcome == expected, (reply, outcome, expected)
+            if outcome is not None:
+                taken.penalize(seat, outcome[0])
+                judged.penalize(seat, outcome[0])
+        assert taken.is_terminal() and judged.is_terminal()
+        assert (taken.scores(), taken.ranks(), taken.summary()) == (
+            judged.scores(),
+            judged.ranks(),
+            judged.summary(),
+        )
+
+
 @pytest.mark.parametrize("name", sorted(games.available()))
 def test_check_positions_keep_the_contract(name: str) -> None:
     """``referee check``'s hand-built positions (a seat penalised in advance, a seat

@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from referee.core.limits import Limits
-from referee.core.verdict import Verdict
+from referee.core.verdict import ProtocolError, Verdict
 
 #: The source tree's sample players, one folder per game (``sample_players/<game>/``): a
 #: game's assets, which :attr:`Game.check_opponent` and :attr:`Game.random_player` name.
@@ -158,6 +158,22 @@ class GameState(abc.ABC):
     @abc.abstractmethod
     def apply(self, seat: int, action: Any) -> None:
         """Play a legal action."""
+
+    def take(self, seat: int, reply: bytes) -> tuple[Verdict, str] | None:
+        """:meth:`decode`, :meth:`illegal` and :meth:`apply` in one call, as a match plays
+        a turn: None once the reply's action is applied, else the verdict (``protocol``
+        or ``illegal``) and why, nothing applied.  A game may fuse the three where its
+        rules allow (Yahtzee parses the usual reply inline): it is called once a
+        decision, millions of times a tournament."""
+        try:
+            action = self.decode(seat, reply)
+        except ProtocolError as exc:
+            return Verdict.PROTOCOL, str(exc)
+        reason = self.illegal(seat, action)
+        if reason is not None:
+            return Verdict.ILLEGAL, reason
+        self.apply(seat, action)
+        return None
 
     @abc.abstractmethod
     def penalize(self, seat: int, verdict: Verdict) -> None:

@@ -219,6 +219,21 @@ class YahtzeeState(GameState):
         except ValueError as exc:
             raise ProtocolError(str(exc)) from None
 
+    def take(self, seat: int, reply: bytes) -> tuple[Verdict, str] | None:
+        # The usual reply (digits) parsed here; anything else through decode's errors.
+        if reply.isdigit() and len(reply) <= 18:
+            action = int(reply)
+        else:
+            try:
+                action = self.decode(seat, reply)
+            except ProtocolError as exc:
+                return Verdict.PROTOCOL, str(exc)
+        reason = self.illegal(seat, action)
+        if reason is not None:
+            return Verdict.ILLEGAL, reason
+        self.apply(seat, action)
+        return None
+
     def illegal(self, seat: int, action: int) -> str | None:
         if self._over or seat != self._seat:
             return "It is not this player's turn"

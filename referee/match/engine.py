@@ -477,12 +477,13 @@ class Match:
         # due to act (Yahtzee: the game is forfeited; dice poker: it folds).
         decision = 0
         # The hot loop: one seat at a time without a coroutine per decision, the state's
-        # methods bound once.  Replies are judged by _judge, as for simultaneous moves.
-        is_terminal, drain_events, to_act, request = (
+        # methods bound once.  A reply is decoded, checked and applied by the state's take.
+        is_terminal, drain_events, to_act, request, take = (
             state.is_terminal,
             state.drain_events,
             state.to_act,
             state.request,
+            state.take,
         )
         while True:
             events = drain_events()  # also after the last move: seats are told the end
@@ -538,7 +539,12 @@ class Match:
                 )
                 state.penalize(seat, fault.verdict)
             else:
-                self._judge(state, seat, line, reply, decision, current)
+                failure = take(seat, reply)  # decoded, checked and applied, or why not
+                if failure is not None:
+                    self._note_fault(seat, failure[0], failure[1], line, reply, decision, current)
+                    state.penalize(seat, failure[0])
+                elif transcript is not None:
+                    transcript.append(_asked(seat, line, reply))
             decision += 1
         scores, ranks = state.scores(), state.ranks()
         if (
@@ -564,25 +570,6 @@ class Match:
             summary=state.summary() if self._summaries else {},
             transcript=transcript,
         )
-
-    def _judge(
-        self, state: GameState, seat: int, line: bytes, reply: bytes, decision: int, current: GameInProgress
-    ) -> None:
-        """Decode, check and apply one reply."""
-        try:
-            action = state.decode(seat, reply)
-        except ProtocolError as exc:
-            self._note_fault(seat, Verdict.PROTOCOL, str(exc), line, reply, decision, current)
-            state.penalize(seat, Verdict.PROTOCOL)
-            return
-        reason = state.illegal(seat, action)
-        if reason is not None:
-            self._note_fault(seat, Verdict.ILLEGAL, reason, line, reply, decision, current)
-            state.penalize(seat, Verdict.ILLEGAL)
-            return
-        state.apply(seat, action)
-        if current.transcript is not None:
-            current.transcript.append(_asked(seat, line, reply))
 
     async def _decide_together(
         self, state: GameState, actors: Sequence[int], decision: int, current: GameInProgress
@@ -771,7 +758,7 @@ class Match:
 def judge_reply(state: GameState, seat: int, reply: bytes) -> str | None:
     """What the match would say of ``reply`` (no newline) from ``seat`` now: ``None`` if
     it is accepted, else the forfeit's detail — the decoder's reason (a protocol fault)
-    or the rules' (an illegal move), exactly as :meth:`Match._judge` records them.
+    or the rules' (an illegal move), exactly as a match records them (:meth:`GameState.take`).
     Changes nothing: a seat with ``wants_judge`` calls it before answering."""
     try:
         action = state.decode(seat, reply)
