@@ -538,7 +538,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.freeze()
         gc.enable()
     here = {"match": cmd_match, "games": cmd_games, "bench": cmd_bench, "schema": cmd_schema}
-    if args.command == "match" and as_program:
+    if args.command == "match" and as_program and sys.getprofile() is None and sys.gettrace() is None:
+        # (Under a profiler or a coverage tracer the normal exit, which writes their output.)
         _exit_at_once(cmd_match(args))
     if args.command in here:
         return here[args.command](args)
