@@ -90,6 +90,18 @@ def test_a_match_command_ends_at_once_and_leaves_everything_written(built_sample
     assert list(own_tmp.iterdir()) == []
 
 
+def test_under_a_profiler_the_match_command_exits_normally(built_samples, tmp_path):
+    """The quick exit is skipped when a profiler (or a tracer) runs: cProfile writes its
+    statistics as the interpreter exits, and must find them there."""
+    stats = tmp_path / "match.prof"
+    bot = str(built_samples / "yahtzee/bin/competent")
+    argv = [sys.executable, "-m", "cProfile", "-o", str(stats), "-m", "referee", "match", bot, bot]
+    argv += ["--games", "2", "--no-pin", "--quiet"]
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=120, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    assert stats.stat().st_size > 0
+
+
 def test_the_collector_is_off_while_the_command_starts_and_on_when_it_runs():
     """referee.__main__.run turns the garbage collector off for the imports and the
     parsing (their objects live as long as the process), and main() freezes them and
