@@ -221,6 +221,8 @@ class YahtzeeState(GameState):
 
     def take(self, seat: int, reply: bytes) -> tuple[Verdict, str] | None:
         # The usual reply (digits) parsed here; anything else through decode's errors.
+        # The base class's steps are repeated rather than called (a take_action shared
+        # with it cost 0.1-0.2 us a decision, /tmp engine benchmark, 2026-11-28).
         if reply.isdigit() and len(reply) <= 18:
             action = int(reply)
         else:

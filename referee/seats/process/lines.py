@@ -209,36 +209,30 @@ class LineChannel:
 
     # ------------------------------------------------------------------ reading
 
+    def _read_now(self) -> bytes | None:
+        """What the pipe holds now: None if nothing, b"" at end of file or on an error."""
+        try:
+            return _read(self.rfd, _READ_SIZE)
+        except BlockingIOError:
+            return None
+        except OSError:
+            return b""
+
     def read_soon(self, start: int) -> bytes | None:
         """What the bot's stdout holds now or after the short wait, as in the C fast path
         (a line begun is read on to its newline within the wait): None if nothing came
         (the caller falls back to :meth:`read_line`), b"" at end of file or on a read
         error.  A signal's Python handler runs during the wait (PEP 475), and an
         exception it raises ends the wait."""
-        try:
-            chunk = _read(self.rfd, _READ_SIZE)
-        except BlockingIOError:
-            chunk = None
-        except OSError:
-            return b""
+        chunk = self._read_now()
         if chunk is None and self._wait_ms:
             # As the C fast path: the core to the bot first, then the timed wait.
             _yield()
-            try:
-                chunk = _read(self.rfd, _READ_SIZE)
-            except BlockingIOError:
-                chunk = None
-            except OSError:
-                return b""
+            chunk = self._read_now()
+            if chunk is None and self._poller.poll(self._wait_ms):
+                chunk = self._read_now()
         if chunk is None:
-            if not self._wait_ms or not self._poller.poll(self._wait_ms):
-                return None
-            try:
-                chunk = _read(self.rfd, _READ_SIZE)
-            except BlockingIOError:
-                return None
-            except OSError:
-                return b""
+            return None
         if chunk and _NEWLINE not in chunk and self._wait_ms:
             chunk = self._finish_line(chunk, start)
         return chunk
