@@ -508,9 +508,9 @@ def _exit_at_once(code: int) -> NoReturn:
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):  # a closed pipe: the code stands
             stream.flush()
-    for thread in threading.enumerate():  # as the interpreter's exit would (a probe)
-        if thread is not threading.current_thread() and not thread.daemon:
-            thread.join()
+    for thread in threading.enumerate():  # as the interpreter's exit would: a probe,
+        if thread is not threading.current_thread() and not thread.daemon:  # bounded
+            thread.join(sandbox.PROBE_TIMEOUT_S + 5)
     with contextlib.suppress(Exception):
         atexit._run_exitfuncs()
     os._exit(code)
@@ -538,11 +538,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         gc.freeze()
         gc.enable()
     here = {"match": cmd_match, "games": cmd_games, "bench": cmd_bench, "schema": cmd_schema}
-    if args.command == "match" and as_program and sys.getprofile() is None and sys.gettrace() is None:
-        # (Under a profiler or a coverage tracer the normal exit, which writes their output.)
-        _exit_at_once(cmd_match(args))
     if args.command in here:
-        return here[args.command](args)
+        code = here[args.command](args)
+        # (Under a profiler or a coverage tracer the normal exit, which writes their output.)
+        if args.command == "match" and as_program and sys.getprofile() is None and sys.gettrace() is None:
+            _exit_at_once(code)
+        return code
     module = importlib.import_module(f"referee.cli.{modules[args.command]}")
     handler: Callable[[argparse.Namespace], int] = getattr(module, _HANDLERS.get(args.command, "main"))
     return handler(args)

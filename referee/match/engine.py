@@ -541,8 +541,9 @@ class Match:
             else:
                 failure = take(seat, reply)  # decoded, checked and applied, or why not
                 if failure is not None:
-                    self._note_fault(seat, failure[0], failure[1], line, reply, decision, current)
-                    state.penalize(seat, failure[0])
+                    verdict, detail = failure
+                    self._note_fault(seat, verdict, detail, line, reply, decision, current)
+                    state.penalize(seat, verdict)
                 elif transcript is not None:
                     transcript.append(_asked(seat, line, reply))
             decision += 1

@@ -4,14 +4,16 @@
  * exchange(wfd, rfd, line, max_line, counters, wait_ns) writes `line` to the bot's
  * stdin and reads its stdout without blocking: one read right after the write and, if
  * that finds nothing, one after yielding the core (sched_yield) and one more after
- * waiting at most `wait_ns` nanoseconds (ppoll) for the reply.  `counters` is a writable int64 buffer, or None to keep no statistics (an
- * information line's answer): [0] answered requests, [1] latency sum (ns), [2] latency
- * max (ns), [3] the first answer's latency (ns, kept apart: it carries the bot's startup
- * work), [4] the start time (CLOCK_MONOTONIC ns) of this request.
+ * waiting at most `wait_ns` nanoseconds (ppoll) for the reply.  `counters` is a
+ * writable int64 buffer, or None to keep no statistics (an information line's answer):
+ * [0] answered requests, [1] latency sum (ns), [2] latency max (ns), [3] the first
+ * answer's latency (ns, kept apart: it carries the bot's startup work), [4] the start
+ * time (CLOCK_MONOTONIC ns) of this request.
  *
- * The short wait is for the usual miss: on one core the bot often has not run yet when
- * we read, and blocking here hands it the core and takes its reply ~8 µs later, where a
- * fall-back to trio's wait_readable (epoll, the scheduler, the wake-ups) costs ~40 µs.
+ * The yield and the short wait are for the usual miss: on one core the bot often has
+ * not run yet when we read; handing it the core takes its reply a few µs later (the
+ * yield: read_soon), where a fall-back to trio's wait_readable (epoll, the scheduler,
+ * the wake-ups) costs ~40 µs.
  * It holds up the whole trio loop for at most `wait_ns` (the GIL is released
  * meanwhile): every other task waits that long at most.  A signal ends it at once
  * (EINTR): that is a miss like any other, and Python runs the handler as this returns.

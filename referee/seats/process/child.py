@@ -214,9 +214,9 @@ class Child:
             raise self._cannot_start(f"cannot start: {problem}")
         self.description = jail.description
         self._uid = jail.uid
-        config = jail.config
-        cores = pinning.start_up_cores() if config is not None else None
-        if cores is not None and config is not None:  # the supervisor starts spread, pins the bot back
+        config, cores = jail.config, None
+        if config is not None and (cores := pinning.start_up_cores()) is not None:
+            # The supervisor starts on those cores and pins the bot back to ours.
             config = {**config, "cores": sorted(os.sched_getaffinity(0))}
         launch = spawn.Launch(
             argv=jail.argv,
@@ -421,8 +421,8 @@ class Child:
 
     async def _exit_or_poll(self) -> None:
         """Wait until the leader may have exited: woken by its pidfd the moment it does
-        (Linux 5.3+; a close waits for two supervisors' exits), else after a poll's
-        interval.  The pidfd is kept until :meth:`release`."""
+        (Linux 5.3+), else after a poll's interval.  The pidfd is closed once the leader
+        is reaped, or by :meth:`release`."""
         if self._pidfd is None and hasattr(os, "pidfd_open"):
             try:
                 self._pidfd = os.pidfd_open(self.pid)

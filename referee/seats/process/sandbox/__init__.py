@@ -44,6 +44,7 @@ from __future__ import annotations
 
 from referee.seats.process.sandbox import cgroups, landlock, seccomp
 from referee.seats.process.sandbox.choice import (
+    PROBE_TIMEOUT_S,
     advice,
     best_possible_note,
     bwrap_works,
@@ -84,6 +85,7 @@ __all__ = [
     "GAPS",
     "HOME_VAR",
     "LEADERS",
+    "PROBE_TIMEOUT_S",
     "PROTOCOL_DIR",
     "SUPERVISOR",
     "SYSTEM_DIRS",

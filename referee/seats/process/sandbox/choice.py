@@ -62,13 +62,17 @@ def bwrap_works() -> bool:
     uid = _probe_uid()
     kwargs: dict[str, Any] = {"user": uid, "group": uid, "extra_groups": []} if uid is not None else {}
     try:
-        done = subprocess.run(probe, capture_output=True, timeout=10, check=False, **kwargs)
+        done = subprocess.run(probe, capture_output=True, timeout=PROBE_TIMEOUT_S, check=False, **kwargs)
     except (OSError, subprocess.SubprocessError):
         return False
     finally:
         reap_orphans()  # bwrap's sandbox init re-parents to us when we are the subreaper
     return done.returncode == 0
 
+
+#: How long a probe's program may run (bubblewrap's, or the supervisor's); a probe's
+#: thread is waited for this long and a little more.
+PROBE_TIMEOUT_S = 10.0
 
 #: Probes started ahead (:func:`probe_ahead`): the thread, and where it puts its answer.
 _ahead: dict[Layer, tuple[threading.Thread, list[str | None]]] = {}
@@ -78,8 +82,8 @@ def probe_ahead(layer: Layer = Layer.NAMESPACES) -> None:
     """Start probing ``layer`` in a thread now, for :func:`supervised_problem` to take
     the answer later: a probe is ~40 ms of waiting for a supervisor's start-up, which a
     command can spend on its own (parsing its options, building its parser).  The
-    thread is not a daemon: the interpreter's exit waits for it (10 s at most), so a
-    probe is never cut short and its working directory always goes."""
+    thread is not a daemon: the interpreter's exit waits for it (bounded by the probe's
+    own timeout), so a probe is never cut short and its working directory always goes."""
     if layer in _ahead:
         return
     answer: list[str | None] = []
@@ -100,8 +104,8 @@ def supervised_problem(layer: Layer) -> str | None:
     ahead = _ahead.get(layer)
     if ahead is not None:
         thread, answer = ahead
-        thread.join()
-        if answer:  # else the thread failed (its error was printed): probe here
+        thread.join(PROBE_TIMEOUT_S + 5)
+        if answer:  # else the thread failed (its error was printed) or hangs: probe here
             return answer[0]
     return _probe(layer)
 
@@ -135,7 +139,7 @@ def _probe(layer: Layer) -> str | None:
                 stdin=subprocess.DEVNULL,
                 capture_output=True,
                 pass_fds=(config_r, status_w),
-                timeout=10,
+                timeout=PROBE_TIMEOUT_S,
                 check=False,
             )
         except (OSError, subprocess.SubprocessError) as exc:
