@@ -8,10 +8,12 @@ one equilibrium family, and the mean −0.30652 over B.
 from __future__ import annotations
 
 import importlib.util
+import itertools
 import math
 import random
 import statistics
 import subprocess
+from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
@@ -20,10 +22,12 @@ import pytest
 from conftest import BOT_PYTHON
 from hypothesis import given
 from hypothesis import strategies as st
+from scipy.stats import chisquare
 
 from protocol import dice_poker as wire
 from referee.core.botspec import BotSpec
 from referee.core.limits import LimitsOverride, MiB
+from referee.core.seeding import deal_seed
 from referee.core.verdict import ProtocolError, Verdict
 from referee.games import DeadBot, Event, available
 from referee.games import dice_poker as rules
@@ -119,6 +123,48 @@ def test_deal_is_uniform() -> None:
         mean, half = ci99([float(h) for h in hits])
         assert abs(mean - p) <= half, f"{what}: {mean:.5f} ± {half:.5f}, expected {p:.5f}"
     assert {d[0] for d in deals} == set(BETS)
+
+
+def test_a_deal_seeds_words_deal_every_deal_equally_often() -> None:
+    """Seed: "a random integer B from the interval [3..18]", then "both players secretly
+    roll their own die".  A match deals from the deal seed's 16-bit words
+    (``deal_of_seed``): every word under the limit deals, and each of the 16 × 36
+    (B, die, die) is dealt by exactly as many words (113), so a uniform word is a
+    uniform deal; a word at or over the limit is passed over for the next one."""
+    limit = rules._DEAL_LIMIT
+    assert limit == 576 * 113
+    counts = Counter(rules.deal_of_seed(word) for word in range(limit))
+    assert set(counts) == {(b, d0, d1) for b in BETS for d0 in DICE for d1 in DICE}
+    assert set(counts.values()) == {113}
+    for word in range(limit, 1 << 16):  # the low word refused: the next one deals
+        assert rules.deal_of_seed(word | 7 << 16) == rules.deal_of_seed(7)
+    refused = 0xFFFF_FFF0_FFFF_FFFF  # all four words refused (p ≈ 2.4e-9): the generator deals
+    assert rules.deal_of_seed(refused) == rules.deal(random.Random(refused))
+
+
+@pytest.mark.slow
+def test_a_matchs_deals_are_uniform_and_unrelated() -> None:
+    """The deals of one match seed, as a match draws them (``new_deal`` from
+    ``deal_seed``), 120,000 of them: the 576 (B, die, die) equally likely, and each
+    deal's B unrelated to the one before (the 256 pairs equally likely) — Pearson's
+    chi-square test does not reject either at the 0.1% level."""
+    game = DicePoker()
+    deals = [(s.b, *s.dice) for s in (game.new_deal(2, deal_seed(2026, k)) for k in range(120_000))]
+    cells = Counter(deals)
+    pairs = Counter((a[0], b[0]) for a, b in itertools.pairwise(deals))
+    assert chisquare([cells[(b, x, y)] for b in BETS for x in DICE for y in DICE]).pvalue > 0.001
+    assert chisquare([pairs[(a, b)] for a in BETS for b in BETS]).pvalue > 0.001
+
+
+def test_same_deal_seed_same_deal() -> None:
+    game = DicePoker()
+    seeds = [deal_seed(9, k) for k in range(200)]
+    a = [game.new_deal(2, seed) for seed in seeds]
+    b = [game.new_deal(2, seed) for seed in seeds]
+    assert [(s.b, s.dice) for s in a] == [(s.b, s.dice) for s in b]
+    assert len({(s.b, s.dice) for s in a}) > 100
+    with pytest.raises(ValueError):
+        game.new_deal(3, seeds[0])
 
 
 @pytest.mark.parametrize(("b", "d0", "d1"), [(2, 1, 1), (19, 1, 1), (3, 0, 1), (3, 1, 7)])

@@ -96,7 +96,7 @@ def test_episodes_are_the_referees_games(name: str, kwargs: dict[str, Any]) -> N
             if kind == "reply":
                 replies.setdefault(seat, []).append(line)
         game = games.get(name)(**{k: v for k, v in kwargs.items() if k != "seats"})
-        state = game.new_state(e.seats, random.Random(match_seeds[deal]))
+        state = game.new_deal(e.seats, match_seeds[deal])
         assert match_seeds[deal] == deal_seed(5, deal)
         played = play_out(state, lambda _state, seat, replies=replies: replies[seat].pop(0))
         assert all(not left for left in replies.values())

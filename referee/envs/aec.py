@@ -125,7 +125,7 @@ class RefereeEnv(AECEnv):
         #: The deal of this episode: game ``deal`` of ``referee match --seed match_seed``.
         self.deal = self._next_deal
         self._next_deal += 1
-        self.game_state = self.game.new_state(self.seats, random.Random(self._seed_of(self.deal)))
+        self.game_state = self.game.new_deal(self.seats, self._seed_of(self.deal))
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
         self._cumulative_rewards = {agent: 0.0 for agent in self.agents}

@@ -136,6 +136,27 @@ def deal(rng: random.Random) -> tuple[int, int, int]:
     r = rng.getrandbits(_DEAL_BITS)
     while r >= _DEAL_LIMIT:
         r = rng.getrandbits(_DEAL_BITS)
+    return _dealt(r)
+
+
+def deal_of_seed(seed: int) -> tuple[int, int, int]:
+    """The deal of a 64-bit deal seed (:func:`referee.core.seeding.deal_seed`), as
+    :func:`deal` draws it but from the seed's own bits: its four 16-bit words in turn,
+    the first under the limit deals.  The seed is SplitMix64's output, uniform over its
+    64 bits, so each word is a fair draw; when all four are over (p ≈ 2.4e-9) a
+    generator seeded with it deals.  This skips seeding a Mersenne Twister, ~3.5 µs of
+    the ~12 µs a deal costs the referee beside its round trips."""
+    r = seed & 0xFFFF
+    if r < _DEAL_LIMIT:
+        return _dealt(r)
+    for shift in (16, 32, 48):
+        r = (seed >> shift) & 0xFFFF
+        if r < _DEAL_LIMIT:
+            return _dealt(r)
+    return deal(random.Random(seed))
+
+
+def _dealt(r: int) -> tuple[int, int, int]:
     pair = (r >> 4) % 36
     return wire.BET_MIN + (r & 15), pair // 6 + 1, pair % 6 + 1
 
@@ -337,6 +358,11 @@ class DicePoker(Game):
         if seats not in self.seats:
             raise ValueError(f"dice-poker is played by 2 seats, not {seats}")
         return DicePokerState(*deal(rng))
+
+    def new_deal(self, seats: int, seed: int) -> DicePokerState:
+        if seats not in self.seats:
+            raise ValueError(f"dice-poker is played by 2 seats, not {seats}")
+        return DicePokerState(*deal_of_seed(seed))
 
     # -- referee check (referee/check/) --
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import functools
 import itertools
 import os
-import random
 import secrets
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -457,7 +456,7 @@ class Match:
     def deal(self, planned: Scheduled) -> GameState:
         """A fresh deal from ``planned``'s seed (``referee check`` poses prepared
         positions here instead)."""
-        return self.game.new_state(len(self.players), random.Random(planned.seed))
+        return self.game.new_deal(len(self.players), planned.seed)
 
     def _notice(self, line: str) -> None:
         for sink in self.sinks:
