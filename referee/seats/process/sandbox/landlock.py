@@ -27,11 +27,13 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import functools
 import os
 import stat
 import sys
-from collections.abc import Iterable
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING, without importing typing (the supervisor's start)
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 # Syscall numbers: the same in the unified table of x86_64 and aarch64.
 _SYS_LANDLOCK_CREATE_RULESET = 444
@@ -91,12 +93,16 @@ class _PathBeneathAttr(ctypes.Structure):
     _fields_ = (("allowed_access", ctypes.c_uint64), ("parent_fd", ctypes.c_int32))
 
 
-@functools.cache
+_LIBC: list[ctypes.CDLL] = []  # made once (functools.cache, without importing functools)
+
+
 def _libc() -> ctypes.CDLL:
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.syscall.restype = ctypes.c_long
-    libc.prctl.restype = ctypes.c_int
-    return libc
+    if not _LIBC:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        libc.prctl.restype = ctypes.c_int
+        _LIBC.append(libc)
+    return _LIBC[0]
 
 
 def _word(arg: object) -> object:

@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import ctypes
 import errno
-import functools
 import os
 import struct
 import sys
@@ -305,11 +304,24 @@ def build(*, deny_ipc: bool = False, deny_sockets: bool = False, deny_inotify: b
     return build_for(name, deny_ipc=deny_ipc, deny_sockets=deny_sockets, deny_inotify=deny_inotify)
 
 
-@functools.lru_cache(maxsize=16)
 def build_for(
     name: str, *, deny_ipc: bool = False, deny_sockets: bool = False, deny_inotify: bool = False
 ) -> bytes:
-    """The program for the named arch (``"x86_64"`` or ``"aarch64"``), wherever we run."""
+    """The program for the named arch (``"x86_64"`` or ``"aarch64"``), wherever we run
+    (built once for each arch and choice of lists)."""
+    key = (name, deny_ipc, deny_sockets, deny_inotify)
+    program = _BUILT.get(key)
+    if program is None:
+        program = _BUILT[key] = _build_for(name, deny_ipc, deny_sockets, deny_inotify)
+    return program
+
+
+#: build_for's programs (functools.lru_cache, without importing functools: the
+#: supervisor's start).  At most 2 arches × 8 choices.
+_BUILT: dict[tuple[str, bool, bool, bool], bytes] = {}
+
+
+def _build_for(name: str, deny_ipc: bool, deny_sockets: bool, deny_inotify: bool) -> bytes:
     table = SYSCALLS[name]
     eperm = _stmt(_RET_K, RET_ERRNO | errno.EPERM)
     prog = [
