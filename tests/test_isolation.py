@@ -991,6 +991,7 @@ def test_a_bot_cannot_fill_the_disk(layer_no_bwrap, hostile_bin, record_property
     else:
         assert fault is None or fault.verdict is Verdict.MEMORY, fault
         assert files <= disk + MiB, f"its files took {files >> 20} MiB"
+        assert files > MiB, "the referee did not see the files in its tmpfs"
         assert drop < 150 * MiB, f"the host disk lost {drop >> 20} MiB"
 
 
