@@ -13,6 +13,7 @@ import os
 import re
 import signal
 import struct
+import subprocess
 import termios
 import threading
 import time
@@ -364,6 +365,36 @@ def test_bot_uids_are_never_shared_while_in_use():
     finally:
         for uid in taken:
             sandbox.release_uid(uid)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a uid per bot needs root")
+def test_a_uid_a_process_holds_is_not_handed_out(monkeypatch):
+    """/proc is scanned once, at the first allocation: a uid of the block held then (a
+    dead referee's leftover) is never handed out, nor one handed out before while a
+    process of it lingers."""
+    from referee.seats.process.sandbox import uids
+
+    monkeypatch.setattr(uids, "_held_at_start", None)
+    monkeypatch.setattr(uids, "_handed_out", set())
+    monkeypatch.setattr(uids, "_uids_in_use", set())
+    block = range(uids._UID_BASE, uids._UID_BASE + uids._UID_SLOTS - 1)
+    leftover = subprocess.Popen(["sleep", "60"], user=block[0])
+    lingering = None
+    try:
+        first = uids._allocate_uid()
+        assert first == block[1]  # block[0] was held at the first look
+        lingering = subprocess.Popen(["sleep", "60"], user=first)
+        uids.release_uid(first)
+        assert uids._allocate_uid() == block[2]  # first is still held: looked up again
+        lingering.kill()
+        lingering.wait()
+        uids.release_uid(block[2])
+        assert uids._allocate_uid() == first  # free once nothing holds it
+    finally:
+        for proc in (leftover, lingering):
+            if proc is not None:
+                proc.kill()
+                proc.wait()
 
 
 def isolation_reachable(path: Path) -> bool:

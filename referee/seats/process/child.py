@@ -382,8 +382,10 @@ class Child:
                 with contextlib.suppress(psutil.Error):
                     proc.kill()
                     self._doomed[proc.pid] = proc
-        if self._uid is not None:
-            # Everything its uid owns is its own, wherever it went.
+        if self._uid is not None and self.layer is not sandbox.Layer.NAMESPACES:
+            # Everything its uid owns is its own, wherever it went.  (Under namespaces
+            # nothing of it can leave its pid namespace, which dies with the namespace's
+            # init, a process of the leader's tree killed above: no scan of /proc.)
             for proc in psutil.process_iter(["uids"]):
                 uids = proc.info["uids"]
                 if uids is not None and self._uid in (uids.real, uids.effective):

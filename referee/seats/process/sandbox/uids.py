@@ -45,18 +45,44 @@ def _probe_uid() -> int | None:
     return _UID_BASE + _UID_SLOTS - 1 if is_root() else None  # the last slot is the probes'
 
 
+#: The uids of this referee's block that live processes held when it first looked
+#: (what a dead referee of the same pid left running), and those it has handed out since.
+_held_at_start: set[int] | None = None
+_handed_out: set[int] = set()
+
+
 def _allocate_uid() -> int | None:
-    """A uid no live process has, from this referee's block; None if all are busy."""
-    owned: set[int] = set()
+    """A uid no live process has, from this referee's block; None if all are busy.
+
+    Which uids live processes hold is a scan of all of /proc (~2 ms with 70 processes,
+    tens on a busy machine), done once, at the first call.  Only this referee hands out
+    the uids of its block (the block is its pid's), so a uid that nothing held then and
+    that it never handed out is held by nothing now; a uid handed out before is looked
+    up again, as a process of its earlier bot may linger."""
+    global _held_at_start
+    if _held_at_start is None:
+        _held_at_start = _held_in_block()
+    for uid in range(_UID_BASE, _UID_BASE + _UID_SLOTS - 1):  # the last one is the probe's
+        if uid in _uids_in_use or uid in _held_at_start:
+            continue
+        if uid in _handed_out and uid in _held_in_block():
+            continue
+        _uids_in_use.add(uid)
+        _handed_out.add(uid)
+        return uid
+    return None
+
+
+def _held_in_block() -> set[int]:
+    """The uids of this referee's block that live processes hold (a scan of /proc)."""
+    held: set[int] = set()
     for proc in psutil.process_iter(["uids"]):
         uids = proc.info["uids"]
         if uids is not None:
-            owned.update((uids.real, uids.effective))
-    for uid in range(_UID_BASE, _UID_BASE + _UID_SLOTS - 1):  # the last one is the probe's
-        if uid not in _uids_in_use and uid not in owned:
-            _uids_in_use.add(uid)
-            return uid
-    return None
+            held.update(
+                uid for uid in (uids.real, uids.effective) if _UID_BASE <= uid < _UID_BASE + _UID_SLOTS
+            )
+    return held
 
 
 def release_uid(uid: int | None) -> None:
