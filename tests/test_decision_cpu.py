@@ -77,12 +77,16 @@ def test_slow_answers_and_timeouts_say_how_much_cpu_they_used(tmp_path: Path) ->
     assert "answers took 80% of the decision limit or more (timeouts included)" in table
     (me,) = [p for p in json.loads(summary.read_text())["players"] if p["name"] == "slow"]
     details = me["slow_answer_details"]
-    assert me["slow_answers"] == len(details) == 3, me
+    assert me["slow_answers"] == len(details), me
+    # Three slow answers — or four when a loaded machine made the first computation a
+    # timeout: the bot computes on into its next game, and the first answer there waits
+    # for the rest of it (seen in CI: 978 ms, of which 291 ms of CPU).
+    assert len(details) == 3 or (len(details) == 4 and details[0].get("timeout")), details
     # Every one took ≥ 80 % of the 1 s limit, and never used more CPU than wall time
     # (allowing for the cgroup's and the clock ticks' rounding).
     for answer in details:
         assert answer["wall_ms"] >= 800 and answer["cpu_ms"] <= answer["wall_ms"] + 20, answer
-    computed, slept, timed_out = details
+    computed, slept, timed_out = details[0], details[-2], details[-1]
     # The first computed: most of its time was CPU (all of it, on an idle machine). Made
     # a timeout by a loaded machine, it had what the machine gave it within the second,
     # bounded as the third's below (250 ms seen beside the suite's three workers on two cores).
