@@ -125,21 +125,40 @@ def test_deal_is_uniform() -> None:
     assert {d[0] for d in deals} == set(BETS)
 
 
-def test_a_deal_seeds_words_deal_every_deal_equally_often() -> None:
+def test_a_deal_seeds_words_deal_every_deal_equally_often(monkeypatch: pytest.MonkeyPatch) -> None:
     """Seed: "a random integer B from the interval [3..18]", then "both players secretly
-    roll their own die".  A match deals from the deal seed's 16-bit words
+    roll their own die".  A match deals from the 16-bit words of a hash of the deal seed
     (``deal_of_seed``): every word under the limit deals, and each of the 16 × 36
     (B, die, die) is dealt by exactly as many words (113), so a uniform word is a
-    uniform deal; a word at or over the limit is passed over for the next one."""
+    uniform deal; a word at or over the limit is passed over for the next one, and when
+    all four are, the seeded generator deals."""
     limit = rules._DEAL_LIMIT
     assert limit == 576 * 113
-    counts = Counter(rules.deal_of_seed(word) for word in range(limit))
+    counts = Counter(rules._deal_of_words(word) for word in range(limit))
     assert set(counts) == {(b, d0, d1) for b in BETS for d0 in DICE for d1 in DICE}
     assert set(counts.values()) == {113}
     for word in range(limit, 1 << 16):  # the low word refused: the next one deals
-        assert rules.deal_of_seed(word | 7 << 16) == rules.deal_of_seed(7)
-    refused = 0xFFFF_FFF0_FFFF_FFFF  # all four words refused (p ≈ 2.4e-9): the generator deals
-    assert rules.deal_of_seed(refused) == rules.deal(random.Random(refused))
+        assert rules._deal_of_words(word | 7 << 16) == rules._deal_of_words(7)
+    assert rules._deal_of_words(0xFFFF_FFF0_FFFF_FFFF) is None
+
+    class AllRefused:
+        def __init__(self, *_: object, **__: object) -> None:
+            pass
+
+        def digest(self) -> bytes:
+            return b"\xff" * 8
+
+    monkeypatch.setattr(rules, "_blake2b", AllRefused)
+    assert rules.deal_of_seed(12345) == rules.deal(random.Random(12345))
+
+
+def test_deals_are_a_hash_of_the_seed_not_its_bits() -> None:
+    """A bot sees its deals; the deal seeds are SplitMix64 outputs of consecutive
+    counters, so a deal is a hash of its seed, never the seed's own bits (from which
+    the next seeds could be worked out)."""
+    seeds = [deal_seed(11, k) for k in range(2000)]
+    own_bits = sum(rules.deal_of_seed(seed) == rules._deal_of_words(seed) for seed in seeds)
+    assert own_bits < 20  # ~1/576 of them by chance
 
 
 @pytest.mark.slow

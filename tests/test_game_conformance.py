@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from referee import games
+from referee.core.seeding import deal_seed
 from referee.core.verdict import ProtocolError, Verdict
 from referee.games.base import GameState
 from referee.games.random_play import RandomPlayer, play_out
@@ -180,17 +181,24 @@ class Checker:
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "options", "seats"), CASES)
 def test_same_seed_same_game(name: str, options: dict[str, Any], seats: int) -> None:
-    transcripts = set()
-    for seed in range(6):
-        runs = []
-        for _ in range(2):
-            state = _new(name, options, seats, seed)
-            played = play_out(state, RandomPlayer(seed), max_decisions=MAX_DECISIONS)
-            runs.append((played.lines, state.scores(), state.ranks(), state.summary(), state.tallies()))
-        assert runs[0] == runs[1]
-        transcripts.add(repr(runs[0][0]))
-    if options != {"cards": 1}:  # one card: every game is the same
-        assert len(transcripts) > 1, "different seeds all gave the same game"
+    """By ``new_state`` from a seeded generator, and by ``new_deal`` from a deal seed
+    (what a match plays, which a game may override)."""
+    game = games.get(name)(**options)
+    for deal in (
+        lambda seed: _new(name, options, seats, seed),
+        lambda seed: game.new_deal(seats, deal_seed(7, seed)),
+    ):
+        transcripts = set()
+        for seed in range(6):
+            runs = []
+            for _ in range(2):
+                state = deal(seed)
+                played = play_out(state, RandomPlayer(seed), max_decisions=MAX_DECISIONS)
+                runs.append((played.lines, state.scores(), state.ranks(), state.summary(), state.tallies()))
+            assert runs[0] == runs[1]
+            transcripts.add(repr(runs[0][0]))
+        if options != {"cards": 1}:  # one card: every game is the same
+            assert len(transcripts) > 1, "different seeds all gave the same game"
 
 
 @pytest.mark.slow

@@ -6,6 +6,7 @@ milliseconds; the process seat is covered by the match tests.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 from pathlib import Path
@@ -19,7 +20,8 @@ from protocol import yahtzee as wire
 from referee import games
 from referee.core import records
 from referee.core.botspec import BotSpec
-from referee.core.seeding import deal_seed
+from referee.core.seeding import bot_seed, deal_seed, deal_seeder, fresh_seed
+from referee.games.dice_poker import DicePoker, deal_of_seed
 from referee.match import Match, MatchConfig, MatchError, MatchSpec, OutputError, run_match
 from referee.match.schedule import games_to_play, schedule, seat_order
 from referee.seats.inprocess import InProcessSeat
@@ -76,6 +78,31 @@ def test_deal_seed_known_values():
     of every seed silently — this test makes it loud."""
     assert deal_seed(0, 0) == 16294208416658607535
     assert deal_seed(3, 7) == 14552562376443410726
+
+
+def test_a_bots_seed_is_not_a_part_of_the_deals_mix():
+    """``$REFEREE_SEED`` (``bot_seed``) was the top 32 bits of the deals' mix of the bot's
+    name: the mix is a bijection, so a bot could search the other 32 bits (seconds in C)
+    and work out every deal of the match.  Now it is a SHA-256 of the match seed and
+    the name (pinned below), and a match not given a seed gets 64 random bits, not 32
+    (a bot could search 2**32 match seeds against its own)."""
+    for seed in (0, 3, 2**40 + 9, 2**64 - 1):
+        base = deal_seeder(seed)
+        for name in ("a", "seeder", "dp-1"):
+            word = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
+            assert bot_seed(seed, name) != base(word) >> 32
+            assert 0 <= bot_seed(seed, name) < 2**32
+    assert bot_seed(3, "seeder") == 4104226164
+    assert bot_seed(2**64 - 1, "a") == 3944676375
+    assert bot_seed(3, "seeder") != bot_seed(3, "seedes") != bot_seed(4, "seeder")
+    assert max(fresh_seed() for _ in range(16)) >= 2**48  # p of failing: 2**-256
+
+
+def test_dice_poker_deal_known_values():
+    """Pinned: a match seed names the same dice-poker deals on every platform."""
+    assert DicePoker().new_deal(2, deal_seed(0, 0)).summary()["b"] == 13
+    assert deal_of_seed(deal_seed(0, 0)) == (13, 1, 4)
+    assert deal_of_seed(deal_seed(3, 7)) == (13, 2, 6)
 
 
 def test_schedule_rotates_seats_and_duplicate_repeats_each_deal_per_rotation():

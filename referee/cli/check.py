@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import secrets
 import sys
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from referee.check.run import check_bot, seats_needed
 from referee.cli import arguments
 from referee.core import interrupts
 from referee.core.botspec import BotSpecError, resolve
+from referee.core.seeding import fresh_seed
 from referee.seats.process import sandbox
 
 DEFAULT_GAMES = 10
@@ -129,7 +129,7 @@ def main(args: argparse.Namespace) -> int:
         warning = sandbox.best_possible_note()
     if warning is not None:
         print(f"referee: {warning}", file=sys.stderr)
-    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    seed = args.seed if args.seed is not None else fresh_seed()
     # A stop signal ends the check cleanly (bots closed) and prints what it found so far.
     with interrupts.catching() as guard:
         guard.raising = False

@@ -15,7 +15,6 @@ import gc
 import importlib
 import math
 import os
-import secrets
 import shutil
 import subprocess
 import sys
@@ -34,6 +33,7 @@ from referee.cli.arguments import say as _say
 from referee.core import interrupts, records
 from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.core.limits import MiB
+from referee.core.seeding import fresh_seed
 from referee.core.verdict import printable
 from referee.match import GIVE_UP_AFTER, Match, MatchConfig, MatchError, OutputError
 from referee.seats.process import sandbox
@@ -358,7 +358,7 @@ def _prepare_match(args: argparse.Namespace) -> tuple[Match, MatchConfig] | int:
     if problem is not None:
         _say(problem)
         return EXIT_USAGE
-    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    seed = args.seed if args.seed is not None else fresh_seed()
     keep_going = args.keep_going if args.keep_going is not None else len(specs) > 2
     config = MatchConfig(
         game=args.game,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import secrets
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -18,6 +17,7 @@ from referee import games
 from referee.cli import arguments
 from referee.cli.arguments import EXIT_FAILED, EXIT_OK, EXIT_USAGE, say
 from referee.core import interrupts
+from referee.core.seeding import fresh_seed
 from referee.seats.process import sandbox
 
 if TYPE_CHECKING:
@@ -139,7 +139,7 @@ def _usage(args: argparse.Namespace) -> Grading:
         if config.game is not None and args.game is not None and config.game != args.game:
             raise ValueError(f"--game {args.game}, but the configuration says game = {config.game!r}")
         seed = args.seed if args.seed is not None else config.seed
-        seed = seed if seed is not None else secrets.randbits(32)
+        seed = seed if seed is not None else fresh_seed()
         submissions = Path(args.submissions).resolve()
         out = Path(args.out)
         requested_sandbox = args.sandbox

@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import math
-import secrets
 import time
 
 import trio
@@ -27,6 +26,7 @@ from referee.cli.arguments import say as _say
 from referee.core import interrupts
 from referee.core.botspec import BotSpecError, resolve, unique_names
 from referee.core.records import BotFigures, MatchEvidence, MatchRecord
+from referee.core.seeding import fresh_seed
 from referee.core.verdict import printable
 from referee.games import Standing
 from referee.match import Match, MatchConfig, MatchError
@@ -106,7 +106,7 @@ def main(args: argparse.Namespace) -> int:
     if 2 not in game_class.seats:
         _say(f"{game_class.name} cannot seat two bots")
         return EXIT_USAGE
-    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    seed = args.seed if args.seed is not None else fresh_seed()
     options = arguments.game_options(args)
     try:
         game = game_class(**options)

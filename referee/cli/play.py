@@ -18,7 +18,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import os
-import secrets
 import shutil
 import sys
 from collections.abc import Iterator, Sequence
@@ -38,6 +37,7 @@ from referee.core import interrupts
 from referee.core.botspec import BotSpec, BotSpecError, resolve, unique_names
 from referee.core.limits import Limits
 from referee.core.records import GameRecord, MatchRecord
+from referee.core.seeding import fresh_seed
 from referee.core.verdict import Forfeit, Verdict, printable
 from referee.games.base import Game
 from referee.match import Match, MatchConfig, MatchError, Scheduled
@@ -220,7 +220,7 @@ def main(args: argparse.Namespace) -> int:
         _say(f"--seat {args.seat}: this game has seats 0 to {seats - 1}")
         return EXIT_USAGE
     human, *bots = unique_names([human, *bots])
-    seed = args.seed if args.seed is not None else secrets.randbits(32)
+    seed = args.seed if args.seed is not None else fresh_seed()
     config = MatchConfig(
         game=game_cls.name, games=args.games, seed=seed, pin=False, sandbox=args.sandbox, options=options
     )

@@ -14,6 +14,7 @@ number generators", OOPSLA 2014): a bijection of 64-bit words with full avalanch
 from __future__ import annotations
 
 import hashlib
+import secrets
 from collections.abc import Callable
 
 #: Match seeds are the whole numbers below this (64 bits): each names its own deals.
@@ -48,9 +49,20 @@ def bot_seed(match_seed: int, name: str) -> int:
     so that C's ``srand`` and any language's integer take it): the same for the same
     match seed and bot name, unrelated between bots.  The dice poker seed has the
     organiser seed the students' ``rand()`` ("Do not call srand ..., that is our
-    responsibility"): its adapter does so from this."""
-    name_word = int.from_bytes(hashlib.sha256(name.encode()).digest()[:8], "big")
-    return deal_seeder(match_seed)(name_word) >> 32
+    responsibility"): its adapter does so from this.
+
+    A SHA-256 of the two, apart from the deals' mix: SplitMix64's finaliser is a
+    bijection, so 32 bits of it would leave a bot 2**32 guesses (seconds in C) from the
+    match seed's mix and every deal of the match; of a hash, nothing short of the
+    match seed itself (:func:`fresh_seed`: 64 random bits)."""
+    digest = hashlib.sha256(b"referee bot seed\0%d\0" % match_seed + name.encode()).digest()
+    return int.from_bytes(digest[:4], "big")
+
+
+def fresh_seed() -> int:
+    """A match seed for a match not given one: 64 random bits, as many as a seed holds
+    (fewer could be searched from a bot's view of the match)."""
+    return secrets.randbits(64)
 
 
 def deal_seeder(match_seed: int) -> Callable[[int], int]:

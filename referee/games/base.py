@@ -29,8 +29,8 @@ lives (Yahtzee forfeits the game, Liar's Dice costs a die, poker folds or checks
 **The deal.**  Everything left to chance in a game — dice, cards, the prize order — is
 *the deal*, and it depends only on the ``rng`` given to :meth:`Game.new_state` (a
 match hands :meth:`Game.new_deal` the deal's seed, which makes that ``rng`` unless the
-game draws from the seed's bits itself) and on positions (seat, turn, round, hand, the die's place in a roll), never on the decisions
-taken: the same seed gives the same dice to seat 0 in turn 5 whatever either bot did
+game draws from a hash of the seed itself) and on positions (seat, turn, round, hand,
+the die's place in a roll), never on the decisions taken: the same seed gives the same dice to seat 0 in turn 5 whatever either bot did
 before.  That is what lets a match replay one deal with the bots swapped
 (``--duplicate``) and compare them on the same luck.  A game whose chance events follow
 decisions (Yahtzee's rerolls, Liar's Dice rounds) draws them from streams keyed by
@@ -361,9 +361,11 @@ class Game(abc.ABC):
         """The game dealt from a deal's seed (:func:`referee.core.seeding.deal_seed`, 64
         bits): what a match, a tournament and :mod:`referee.envs` play.  By default
         :meth:`new_state` drawing from ``random.Random(seed)``.  A game whose deal needs
-        a few bits may take them from the seed itself, which is already a full-avalanche
-        mix: seeding a Mersenne Twister costs ~3.5 µs, the most of a short deal (dice
-        poker) after its round trips."""
+        a few bits may take them from a hash of the seed instead (never the seed's own
+        bits: the deal seeds of a match are SplitMix64 outputs of consecutive counters,
+        and a bot's view of its deals must not lead to the next ones): seeding a
+        Mersenne Twister costs ~3.5 µs, the most of a short deal (dice poker) after its
+        round trips.  The same seed must give the same game."""
         return self.new_state(seats, random.Random(seed))
 
     def warm_up(self) -> None:

@@ -6,7 +6,6 @@ its flags into these values; grading passes its ``[compete]`` section's directly
 from __future__ import annotations
 
 import os
-import secrets
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -15,6 +14,7 @@ import msgspec
 
 from referee import games
 from referee.core.botspec import BotSpec, unique_names
+from referee.core.seeding import fresh_seed
 from referee.games import Lifetime
 from referee.match import GIVE_UP_AFTER
 from referee.seats.process import sandbox
@@ -129,7 +129,7 @@ def prepare(
         raise ConfigError("--replay-overloaded must be 0 or more")
     seed = values.get("seed")
     if seed is None:
-        seed = secrets.randbits(32)
+        seed = fresh_seed()
     config = TournamentConfig(
         game=game_name,
         format=values.get("format", "round-robin"),
