@@ -385,10 +385,12 @@ def test_a_uid_a_process_holds_is_not_handed_out(monkeypatch):
         assert first == block[1]  # block[0] was held at the first look
         lingering = subprocess.Popen(["sleep", "60"], user=first)
         uids.release_uid(first)
+        assert uids._allocate_uid() == block[2]  # never handed out: those go first
+        monkeypatch.setattr(uids, "_handed_out", set(block))  # as after 63 bots
+        uids.release_uid(block[2])
         assert uids._allocate_uid() == block[2]  # first is still held: looked up again
         lingering.kill()
         lingering.wait()
-        uids.release_uid(block[2])
         assert uids._allocate_uid() == first  # free once nothing holds it
     finally:
         for proc in (leftover, lingering):

@@ -309,7 +309,8 @@ class Child:
         run.  Found by following ``/proc/PID/task/TID/children`` down from the leader
         (~0.1 ms for a bot's few processes); where the kernel lacks those files or
         hides them, by psutil's scan of all of /proc (milliseconds on a busy machine)."""
-        if self._ps is not None:
+        # Only while the leader is not reaped: after, its pid may be another's.
+        if self._ps is not None and self.exit_status is None:
             for pid in child_pids(self._ps.pid, recursive=True):
                 if pid not in self._seen:
                     with contextlib.suppress(psutil.Error):
@@ -676,8 +677,9 @@ class Child:
             mounts = ("tmp", "dev/shm", self.workdir.lstrip("/"))
         else:
             return None
-        # Seen through the root of the sandbox's init: the leader's child, inside it.
-        if self._ps is None:
+        # Seen through the root of the sandbox's init: the leader's child, inside it —
+        # while the leader is not reaped (after, its pid may be another's).
+        if self._ps is None or self.exit_status is not None:
             return None
         # The kernel's children files (~0.1 ms), not psutil's scan of all of /proc.
         inner = child_pids(self._ps.pid)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
 from pathlib import Path
 
 import psutil
@@ -49,6 +50,8 @@ def _probe_uid() -> int | None:
 #: (what a dead referee of the same pid left running), and those it has handed out since.
 _held_at_start: set[int] | None = None
 _handed_out: set[int] = set()
+#: Matches may run on threads of one process (a Dask worker's): one allocation at a time.
+_allocating = threading.Lock()
 
 
 def _allocate_uid() -> int | None:
@@ -57,20 +60,27 @@ def _allocate_uid() -> int | None:
     Which uids live processes hold is a scan of all of /proc (~2 ms with 70 processes,
     tens on a busy machine), done once, at the first call.  Only this referee hands out
     the uids of its block (the block is its pid's), so a uid that nothing held then and
-    that it never handed out is held by nothing now; a uid handed out before is looked
-    up again, as a process of its earlier bot may linger."""
+    that it never handed out is held by nothing now: those go first.  Once each has been
+    handed out, a free one is looked up again (one scan a call), as a process of its
+    earlier bot may linger."""
     global _held_at_start
-    if _held_at_start is None:
-        _held_at_start = _held_in_block()
-    for uid in range(_UID_BASE, _UID_BASE + _UID_SLOTS - 1):  # the last one is the probe's
-        if uid in _uids_in_use or uid in _held_at_start:
-            continue
-        if uid in _handed_out and uid in _held_in_block():
-            continue
+    block = range(_UID_BASE, _UID_BASE + _UID_SLOTS - 1)  # the last one is the probe's
+    with _allocating:
+        if _held_at_start is None:
+            _held_at_start = _held_in_block()
+        taken = _uids_in_use | _held_at_start
+        fresh = [uid for uid in block if uid not in taken and uid not in _handed_out]
+        if fresh:
+            uid = fresh[0]
+        else:
+            held = _held_in_block()
+            again = [uid for uid in block if uid not in taken and uid not in held]
+            if not again:
+                return None
+            uid = again[0]
         _uids_in_use.add(uid)
         _handed_out.add(uid)
         return uid
-    return None
 
 
 def _held_in_block() -> set[int]:
