@@ -639,8 +639,8 @@ class Child:
         if rss > self.peak_rss:
             self.peak_rss = rss
         limits = self.limits
-        if self.cpu_budget_s is not None and self.cpu_s > self.cpu_budget_s:
-            return Verdict.CPU, f"used {self.cpu_s:.1f} s of CPU, over its budget of {self.cpu_budget_s:g} s"
+        # Memory first: a bot over both caps at one sample (a hog faulting in pages, its
+        # sample late on a busy machine) is stopped for what it holds, the harm to others.
         if limits.memory_bytes is not None and rss > limits.memory_bytes:
             what = f" (of which {files >> 20} MiB in files)" if files else ""
             return (
@@ -660,6 +660,8 @@ class Child:
                 Verdict.MEMORY,
                 f"its files take {files >> 20} MiB, over the cap of {limits.disk_bytes >> 20} MiB",
             )
+        if self.cpu_budget_s is not None and self.cpu_s > self.cpu_budget_s:
+            return Verdict.CPU, f"used {self.cpu_s:.1f} s of CPU, over its budget of {self.cpu_budget_s:g} s"
         return None
 
     def _files_bytes(self) -> int | None:
