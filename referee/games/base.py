@@ -160,21 +160,29 @@ class GameState(abc.ABC):
     def apply(self, seat: int, action: Any) -> None:
         """Play a legal action."""
 
-    def take(self, seat: int, reply: bytes) -> tuple[Verdict, str] | None:
-        """:meth:`decode`, :meth:`illegal` and :meth:`apply` in one call, as a match plays
-        a turn: None once the reply's action is applied, else the verdict (``protocol``
-        or ``illegal``) and why, nothing applied.  A game may fuse the three where its
-        rules allow (Yahtzee parses the usual reply inline): it is called once a
-        decision, millions of times a tournament."""
+    def judge(self, seat: int, reply: bytes) -> tuple[Any, tuple[Verdict, str] | None]:
+        """:meth:`decode` and :meth:`illegal`, nothing applied: ``(action, None)`` for a
+        legal move, else ``(None, (verdict, why))`` with ``protocol`` or ``illegal`` —
+        what a match records of a reply (a simultaneous step judges each reply so, and
+        a person's seat asks it before answering)."""
         try:
             action = self.decode(seat, reply)
         except ProtocolError as exc:
-            return Verdict.PROTOCOL, str(exc)
+            return None, (Verdict.PROTOCOL, str(exc))
         reason = self.illegal(seat, action)
         if reason is not None:
-            return Verdict.ILLEGAL, reason
-        self.apply(seat, action)
-        return None
+            return None, (Verdict.ILLEGAL, reason)
+        return action, None
+
+    def take(self, seat: int, reply: bytes) -> tuple[Verdict, str] | None:
+        """:meth:`judge` and :meth:`apply` in one call, as a match plays a turn: None once
+        the reply's action is applied, else the verdict and why, nothing applied.  A
+        game may fuse them where its rules allow (Yahtzee parses the usual reply
+        inline): it is called once a decision, millions of times a tournament."""
+        action, failure = self.judge(seat, reply)
+        if failure is None:
+            self.apply(seat, action)
+        return failure
 
     @abc.abstractmethod
     def penalize(self, seat: int, verdict: Verdict) -> None:

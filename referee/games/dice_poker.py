@@ -364,14 +364,16 @@ class DicePoker(Game):
     tells_ids = True
 
     def new_state(self, seats: int, rng: random.Random) -> DicePokerState:
-        if seats not in self.seats:
-            raise ValueError(f"dice-poker is played by 2 seats, not {seats}")
+        self._check_seats(seats)
         return DicePokerState(*deal(rng))
 
     def new_deal(self, seats: int, seed: int) -> DicePokerState:
+        self._check_seats(seats)
+        return DicePokerState(*deal_of_seed(seed))
+
+    def _check_seats(self, seats: int) -> None:
         if seats not in self.seats:
             raise ValueError(f"dice-poker is played by 2 seats, not {seats}")
-        return DicePokerState(*deal_of_seed(seed))
 
     # -- referee check (referee/check/) --
 

@@ -29,7 +29,7 @@ from referee.core.botspec import BotSpec
 from referee.core.overload import REPLAY_NOTICE
 from referee.core.records import BotFigures, GameForfeit, GameRecord, MatchRecord, Step
 from referee.core.seeding import SEEDS
-from referee.core.verdict import BotFault, Forfeit, ProtocolError, Verdict, shorten
+from referee.core.verdict import BotFault, Forfeit, Verdict, shorten
 from referee.games import DeadBot, Game, GameState
 from referee.match.evidence import EvidenceTally
 from referee.match.lineup import Lineup, MatchError, OutputError, Player
@@ -608,18 +608,13 @@ class Match:
                 verdict, detail, raw, machine = reply.verdict, reply.detail, reply.reply, reply.overload
             else:
                 raw = reply
-                try:
-                    action = state.decode(seat, reply)
-                except ProtocolError as exc:
-                    verdict, detail = Verdict.PROTOCOL, str(exc)
-                else:
-                    reason = state.illegal(seat, action)
-                    if reason is None:
-                        actions[seat] = action
-                        if current.transcript is not None:
-                            current.transcript.append(_asked(seat, line, reply))
-                        continue
-                    verdict, detail = Verdict.ILLEGAL, reason
+                action, failure = state.judge(seat, reply)
+                if failure is None:
+                    actions[seat] = action
+                    if current.transcript is not None:
+                        current.transcript.append(_asked(seat, line, reply))
+                    continue
+                verdict, detail = failure
             self._note_fault(seat, verdict, detail, line, raw, decision, current, machine)
             penalties[seat] = verdict
         state.apply_joint(actions, penalties)
@@ -758,13 +753,10 @@ class Match:
 def judge_reply(state: GameState, seat: int, reply: bytes) -> str | None:
     """What the match would say of ``reply`` (no newline) from ``seat`` now: ``None`` if
     it is accepted, else the forfeit's detail — the decoder's reason (a protocol fault)
-    or the rules' (an illegal move), exactly as a match records them (:meth:`GameState.take`).
+    or the rules' (an illegal move), exactly as a match records them (:meth:`GameState.judge`).
     Changes nothing: a seat with ``wants_judge`` calls it before answering."""
-    try:
-        action = state.decode(seat, reply)
-    except ProtocolError as exc:
-        return str(exc)
-    return state.illegal(seat, action)
+    failure = state.judge(seat, reply)[1]
+    return None if failure is None else failure[1]
 
 
 def _asked(seat: int, line: bytes, reply: bytes) -> Step:
