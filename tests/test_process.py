@@ -377,7 +377,7 @@ def test_a_uid_a_process_holds_is_not_handed_out(monkeypatch):
     monkeypatch.setattr(uids, "_held_at_start", None)
     monkeypatch.setattr(uids, "_handed_out", set())
     monkeypatch.setattr(uids, "_uids_in_use", set())
-    block = range(uids._UID_BASE, uids._UID_BASE + uids._UID_SLOTS - 1)
+    block = uids._BLOCK[:-1]  # the last one is the probes'
     leftover = subprocess.Popen(["sleep", "60"], user=block[0])
     lingering = None
     try:

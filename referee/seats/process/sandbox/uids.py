@@ -35,7 +35,8 @@ def uid_block(pid: int) -> range:
     return range(first, first + _UID_SLOTS)
 
 
-_UID_BASE = uid_block(os.getpid()).start
+_BLOCK = uid_block(os.getpid())
+_UID_BASE = _BLOCK.start
 
 
 def is_root() -> bool:
@@ -64,20 +65,17 @@ def _allocate_uid() -> int | None:
     handed out, a free one is looked up again (one scan a call), as a process of its
     earlier bot may linger."""
     global _held_at_start
-    block = range(_UID_BASE, _UID_BASE + _UID_SLOTS - 1)  # the last one is the probe's
+    usable = _BLOCK[:-1]  # the last one is the probes'
     with _allocating:
         if _held_at_start is None:
             _held_at_start = _held_in_block()
         taken = _uids_in_use | _held_at_start
-        fresh = [uid for uid in block if uid not in taken and uid not in _handed_out]
-        if fresh:
-            uid = fresh[0]
-        else:
+        uid = next((u for u in usable if u not in taken and u not in _handed_out), None)
+        if uid is None:
             held = _held_in_block()
-            again = [uid for uid in block if uid not in taken and uid not in held]
-            if not again:
+            uid = next((u for u in usable if u not in taken and u not in held), None)
+            if uid is None:
                 return None
-            uid = again[0]
         _uids_in_use.add(uid)
         _handed_out.add(uid)
         return uid
@@ -89,9 +87,7 @@ def _held_in_block() -> set[int]:
     for proc in psutil.process_iter(["uids"]):
         uids = proc.info["uids"]
         if uids is not None:
-            held.update(
-                uid for uid in (uids.real, uids.effective) if _UID_BASE <= uid < _UID_BASE + _UID_SLOTS
-            )
+            held.update(uid for uid in (uids.real, uids.effective) if uid in _BLOCK)
     return held
 
 
