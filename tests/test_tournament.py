@@ -686,6 +686,9 @@ def test_sigkill_of_a_dice_poker_tournament_then_resume_keeps_every_stored_deal(
     estimated time"; "A kill -9 at any moment loses at most the last commit batch".
     Deterministic bots without memory: the games equal an uninterrupted run's."""
     home = copy_players(tmp_path, "dice_poker", ["threshold.py", "always_call.py"])
+    # A wait before each of always_call's answers: 8,000 deals of it last seconds of
+    # wall time on any machine, so the kill below (1.2 s into the run) comes mid-run.
+    _pace(home / "always_call.py", 0.0001)
     bots = [py(home / "threshold.py", 3), py(home / "threshold.py", 5), py(home / "always_call.py")]
     fresh = [*bots, "--game", "dice-poker", "--games", "1", "--rounds", "4000", "--seed", "8", "--quiet"]
     reference = tmp_path / "reference"
