@@ -342,6 +342,29 @@ def test_out_of_turn_is_illegal_and_every_integer_is_legal() -> None:
     assert s.illegal(0, wire.FOLD) == s.illegal(1, wire.FOLD) == rules.NOT_YOUR_TURN
 
 
+@pytest.mark.parametrize("first", [b"1", b"0", b"01", b" 1", b"x", b"1\r"])
+@pytest.mark.parametrize("second", [b"1", b"0", b"7", b"1 ", b""])
+@pytest.mark.parametrize("wrong_seat_first", [False, True])
+def test_the_fused_take_is_the_base_take(first: bytes, second: bytes, wrong_seat_first: bool) -> None:
+    """DicePokerState.take applies the usual "1" itself (the hot path): every reply, from
+    the seat to act or the other, must give what GameState.take gives — the same verdict
+    and reason, the same state after (chips, events, phase)."""
+    from referee.games.base import GameState
+
+    def play(take) -> list:  # type: ignore[no-untyped-def]
+        s = DicePokerState(9, 5, 2)
+        seen = []
+        if wrong_seat_first:
+            seen.append(take(s, 1, b"1"))  # out of turn: illegal, nothing changes
+        seen.append(take(s, 0, first))
+        if not s.is_terminal():
+            seen.append(take(s, 0, b"1"))  # the first player again: out of turn
+            seen.append(take(s, 1, second))
+        return [*seen, s.to_act(), s.is_terminal(), s.drain_events(), s.scores(), s.summary()]
+
+    assert play(DicePokerState.take) == play(GameState.take)
+
+
 # ----------------------------------------------------------------- who plays whom
 
 

@@ -220,8 +220,9 @@ def test_a_bot_stopped_for_hanging_loses_one_die_per_turn_in_liars_dice(built_sa
 
 
 def test_the_game_warms_up_while_its_bots_start(built_samples, tmp_path, monkeypatch):
-    """Match.start runs the game's once-a-process work (Game.warm_up: Yahtzee's tables)
-    after every bot's start has begun and before the first game, once."""
+    """Match.start runs the game's once-a-process work (Game.warm_up: Yahtzee's tables),
+    then the caller's (Match.while_starting: the CLI's table printer), after every bot's
+    start has begun and before the first game, once."""
     from referee.games import yahtzee
     from referee.seats.process import sandbox
 
@@ -240,10 +241,17 @@ def test_the_game_warms_up_while_its_bots_start(built_samples, tmp_path, monkeyp
         events.append("game")
         return yahtzee.YahtzeeState(rng)
 
+    real_init = Match.__init__
+
+    def init(self, *args, **kwargs):
+        real_init(self, *args, **kwargs)
+        self.while_starting.append(lambda: events.append("caller's"))
+
     monkeypatch.setattr(yahtzee.Yahtzee, "warm_up", warm_up)
     monkeypatch.setattr(yahtzee.Yahtzee, "new_state", new_state)
     monkeypatch.setattr(sandbox.spawn, "start", start)
+    monkeypatch.setattr(Match, "__init__", init)
     competent = str(built_samples / "yahtzee/bin/competent")
     players, _ = play([competent, competent], tmp_path, games=2, seed=1)
-    assert events == ["spawn", "spawn", "warm up", "game", "game"], events
+    assert events == ["spawn", "spawn", "warm up", "caller's", "game", "game"], events
     assert all(not p["forfeits"] for p in players.values())

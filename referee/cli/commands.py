@@ -417,6 +417,7 @@ def _play(match: Match, config: MatchConfig, args: argparse.Namespace, guard: in
     progress = MatchProgress(title, match.games_requested, quiet=args.quiet)
     summary = SummaryFile(args.json, on_error=progress.notice) if args.json else None
     match.sinks += [progress] + ([summary] if summary else [])
+    match.while_starting.append(output.load)
 
     def stopped_by(signum: int) -> None:
         match.stopped = interrupts.describe(signum)

@@ -17,7 +17,7 @@ import itertools
 import os
 import secrets
 import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -189,6 +189,9 @@ class Match:
         self.cannot_write: OutputError | None = None
         self._opened: list[Sink] = []
         self._planned: Iterator[Scheduled] | None = None
+        #: The caller's once-a-process work, done while the bots start (after the game's
+        #: :meth:`~referee.games.Game.warm_up`): the CLI loads its table printer there.
+        self.while_starting: list[Callable[[], object]] = []
         #: While a game may still be set aside (``replay_overloaded``): its penalised
         #: decisions, counted and told to the sinks only once the game stands.
         self._deferred: list[tuple[Player, Forfeit]] | None = None
@@ -306,12 +309,16 @@ class Match:
         return self.cannot_start is None
 
     async def _warm_up(self) -> None:
-        """The game's once-a-process work (Yahtzee's tables: ~22 ms), while the bots'
-        sandboxes are built: a start waits ~30-60 ms for its supervisor, on other cores.
-        One checkpoint first: every bot's start has forked by then (a start does not
-        yield before its fork), so this holds up nothing but their ready lines."""
+        """The game's once-a-process work (Yahtzee's tables: ~22 ms) and the caller's
+        (:attr:`while_starting`), while the bots' sandboxes are built: a start waits
+        ~30-60 ms for its supervisor, on other cores.  One checkpoint first: every bot's
+        start has forked by then (a start does not yield before its fork), so this holds
+        up nothing but their ready lines — and it is over before the first game, whose
+        decisions it must not slow."""
         await trio.lowlevel.checkpoint()
         self.game.warm_up()
+        for work in self.while_starting:
+            work()
 
     async def play(self, count: int | None = None) -> bool:
         """Play the next ``count`` games of the schedule (all that are left when
@@ -365,9 +372,13 @@ class Match:
         sprt = self.sprt
         tested = self._sprt_position
         value_of = self._sprt_value
+        # Without replays of overloaded games (the default) a game is played once: called
+        # directly, one coroutine a game fewer.
+        play = self._play_standing if self.config.replay_overloaded else self.play_game
+        lineup = self.lineup
         played = 0
         for scheduled in itertools.islice(planned, max(0, left)):
-            record = await self._play_standing(scheduled)
+            record = await play(scheduled)
             self.games_played += 1
             played += 1
             tally_game(record, stats)
@@ -385,8 +396,8 @@ class Match:
                     ) from exc
             if decided:
                 return True
-            if self.games_played < self.games_requested:
-                await self.lineup.between_games(scheduled.index + 1)
+            if self.games_played < self.games_requested and not lineup.all_alive():
+                await lineup.between_games(scheduled.index + 1)
         return played < left
 
     async def _play_standing(self, planned: Scheduled) -> GameRecord:

@@ -110,6 +110,15 @@ class Lineup:
             if failure is not None:
                 raise failure  # the first, once every seat is closed
 
+    def all_alive(self) -> bool:
+        """Whether every player has a live seat: nothing for :meth:`between_games` to do
+        (checked before each game without a coroutine)."""
+        for player in self.players:
+            seat = player.seat
+            if seat is None or not seat.alive:
+                return False
+        return True
+
     async def between_games(self, next_game: int) -> None:
         """Close dead seats; restart them if the policy allows."""
         for player in self.players:

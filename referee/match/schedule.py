@@ -12,14 +12,15 @@ are the ``n`` cyclic shifts, not every permutation).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass
+
+import msgspec
 
 from referee.core.seeding import deal_seeder
 
 
-@dataclass(frozen=True, slots=True)
-class Scheduled:
-    """One game to play."""
+class Scheduled(msgspec.Struct, frozen=True, gc=False):
+    """One game to play.  A struct, not a frozen dataclass: one is made per game
+    (millions a tournament), in ~0.07 µs against ~0.9 µs."""
 
     #: Its number in the match.
     index: int
