@@ -16,7 +16,6 @@ usage error, 3 a bot could not start, 130 Ctrl-C (the games so far are shown).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import os
 import shutil
 import sys
@@ -24,6 +23,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import trio
 from rich.console import Console
 from rich.table import Table
@@ -72,7 +72,7 @@ class PlayMatch(Match):
         # (position 0) in their seat in every game.
         rotation = -self.human_seat % len(self.players)
         for planned in super().schedule():
-            yield dataclasses.replace(planned, rotation=rotation)
+            yield msgspec.structs.replace(planned, rotation=rotation)
 
     def _seat(
         self, spec: BotSpec, limits: Limits, *, stderr_path: Path | None, cpu_budget_s: float | None
