@@ -12,7 +12,9 @@ checkout (put first on ``PYTHONPATH``; build its C extension there first), inter
     python benchmarks/default_path.py [--runs 5] [--against /path/to/other/checkout]
 
 Prints, per game and checkout, the figures (µs a decision, µs a deal) and the ratios of
-their min and median to the median raw round trip (dice poker: to four of them).
+their min and median to the median raw round trip (dice poker: to four of them, the
+round trips of a deal's lines — since the showdown lines go out with the next request,
+``Game.hold_tells``, the bots wake twice a deal).
 """
 
 from __future__ import annotations

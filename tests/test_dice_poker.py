@@ -785,15 +785,19 @@ def scripted(tmp_path: Path):
     return lambda name, *args: python_bot(name, script, *args)
 
 
+@pytest.mark.parametrize("hold", [True, False], ids=["held", "told-at-once"])
 @pytest.mark.parametrize("given_ids", [None, [7, 3]])
 async def test_each_seat_receives_exactly_its_lines(
-    built: Path, tmp_path: Path, scripted, given_ids: list[int] | None
+    built: Path, tmp_path: Path, scripted, given_ids: list[int] | None, hold: bool, monkeypatch
 ) -> None:
     """What the bots themselves read, and the transcript: requests, "opponent has folded"
     to the non-folder only, the opponent's die at showdown to both (seed 000's AI calls),
     and in every line ``op``, "the id of the current opponent": the other bot's position
     on the command line, or its id in the tournament (``MatchConfig.ids``), whichever
-    seat either bot has in the deal."""
+    seat either bot has in the deal.  The same whether the fold and showdown lines wait
+    for the bot's next request (DicePoker.hold_tells: the last deal's at the close) or
+    are told at once."""
+    monkeypatch.setattr(DicePoker, "hold_tells", hold)
     records = {name: tmp_path / f"{name}.lines" for name in ("A", "B")}
     specs = [scripted(name, "odd", str(path)) for name, path in records.items()]
     _, outcomes = await run_match(specs, tmp_path, games=80, seed=5, ids=given_ids)

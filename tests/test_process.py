@@ -698,3 +698,167 @@ async def test_an_owed_answer_over_the_line_limit_is_protocol_at_once(tmp_path, 
         assert info.value.verdict is Verdict.PROTOCOL, info.value
         assert "without a newline" in info.value.detail
         assert time.monotonic() - started < 10.0
+
+
+# ----------------------------------------------------------------- held information lines
+
+LOGGING_BOT = """\
+import os, sys, time
+log = open(sys.argv[1], "ab", buffering=0)
+info_delay = float(sys.argv[2])
+asked = 0
+while line := sys.stdin.buffer.readline():
+    log.write(line)
+    if line.startswith(b"info"):
+        time.sleep(info_delay)
+        sys.stdout.write("ok\\nextra\\n" if line.startswith(b"info two") else "ok\\n")
+        sys.stdout.flush()
+        if line.startswith(b"info bye"):
+            os.close(1)
+            time.sleep(60)
+        continue
+    asked += 1
+    sys.stdout.write(f"r{asked}\\n")
+    sys.stdout.flush()
+"""
+
+
+def logging_bot(tmp_path: Path, info_delay: float = 0.0) -> tuple[BotSpec, Path]:
+    """A bot that logs every line it reads (in order) and answers an information line
+    with "ok" ("ok" and "extra" for "info two"), the n-th request with "r<n>"."""
+    script, log = tmp_path / "logging.py", tmp_path / "seen.log"
+    script.write_text(LOGGING_BOT)
+    log.touch()
+    log.chmod(0o666)  # as root the bot runs under a uid of its own
+    argv = [BOT_PYTHON, str(script), str(log), str(info_delay)]
+    return BotSpec(name="logging", argv=argv, home=str(tmp_path)), log
+
+
+async def test_held_information_lines_go_out_with_the_next_request(tmp_path, io_path):
+    """Game.hold_tells: answered information lines wait for the bot's next request and
+    go out with it (one wake-up of the bot); their answers are read with its reply and
+    dropped.  The bot reads the same lines in the same order; nothing is owed after.
+    Without the C fast path nothing is held (each line goes out at once, as before)."""
+    bot_spec, log = logging_bot(tmp_path)
+    async with running(bot_spec, Limits(startup_s=5.0, decision_s=5.0), hold_tells=True) as bot:
+        assert await bot.request(REQUEST) == b"r1"
+        await bot.tell(b"info 1\n", expects_reply=True)
+        await bot.tell(b"info 2\n", expects_reply=True)
+        await trio.sleep(0.3)  # time enough for a bot to read what was written
+        seen_before = log.read_bytes()
+        assert await bot.request(REQUEST) == b"r2"
+        assert bot.channel.clean and bot.channel.owed == 0
+        assert await bot.request(REQUEST) == b"r3"
+        assert bot.decisions == 3
+    expected = REQUEST + b"info 1\ninfo 2\n" + REQUEST + REQUEST
+    assert log.read_bytes() == expected
+    held = io_path == "c-fast-path"
+    assert seen_before == (REQUEST if held else REQUEST + b"info 1\ninfo 2\n")
+
+
+async def test_held_lines_reach_the_bot_before_its_input_closes(tmp_path):
+    """The last deal's end, held for a request that never comes: written at the close,
+    before end of file."""
+    bot_spec, log = logging_bot(tmp_path)
+    async with running(bot_spec, Limits(startup_s=5.0, decision_s=5.0), hold_tells=True) as bot:
+        assert await bot.request(REQUEST) == b"r1"
+        await bot.tell(b"info last\n", expects_reply=True)
+    assert log.read_bytes() == REQUEST + b"info last\n"
+    assert bot.death is None
+
+
+@pytest.mark.slow
+async def test_a_held_line_answered_slowly_is_dropped_before_the_reply(tmp_path, io_path):
+    """The answer to a held line takes longer than the short wait: the request's reply is
+    read after it (the careful path drops it), and the bot stays in step; held (the C
+    path), the time it took over the line counts in that decision's."""
+    bot_spec, _ = logging_bot(tmp_path, info_delay=0.2)
+    async with running(bot_spec, Limits(startup_s=5.0, decision_s=5.0), hold_tells=True) as bot:
+        assert await bot.request(REQUEST) == b"r1"
+        await bot.tell(b"info 1\n", expects_reply=True)
+        assert await bot.request(REQUEST) == b"r2"
+        assert bot.channel.clean and bot.channel.owed == 0
+        assert await bot.request(REQUEST) == b"r3"
+        if io_path == "c-fast-path":
+            assert bot.latency_max_ns >= 0.2e9
+
+
+async def test_a_held_line_answered_with_two_lines_is_faulted_and_ends_the_holding(tmp_path, io_path):
+    """An information line answered with two lines, held with a request: the extra line
+    faults (protocol) the request it went out with — or, when it is all that has come
+    back by then, it is taken for that request's reply and the real reply, found before
+    the next request, faults that one.  Either way one fault, the bot back in step at
+    once, and from then on its information lines are told apart (LineChannel.irregular):
+    the next extra line is faulted as such, before the request it would be taken for."""
+    bot_spec, _ = logging_bot(tmp_path)
+    async with running(bot_spec, Limits(startup_s=5.0, decision_s=5.0), hold_tells=True) as bot:
+        assert await bot.request(REQUEST) == b"r1"
+        await bot.tell(b"info two\n", expects_reply=True)
+        outcomes: list[bytes | str] = []
+        for _ in range(3):
+            try:
+                outcomes.append(await bot.request(REQUEST))
+            except BotFault as fault:
+                assert fault.verdict is Verdict.PROTOCOL, fault
+                outcomes.append("fault")
+        assert outcomes in (
+            ["fault", b"r3", b"r4"],  # both lines read with the reply (held)
+            [b"extra", "fault", b"r4"],  # the extra line alone by then (held)
+            ["fault", b"r2", b"r3"],  # told at once (the Python path): faulted before it was sent
+        ), outcomes
+        assert bot.channel.irregular
+        # No longer held: the extra line is in before the request is written.
+        await bot.tell(b"info two\n", expects_reply=True)
+        with trio.fail_after(10):
+            while len(bot.channel.buffered) + _unread(bot.channel.rfd) < len(b"ok\nextra\n"):
+                await trio.sleep(0.01)
+        with pytest.raises(BotFault) as fault:
+            await bot.request(REQUEST)
+        assert "'extra' came before this request" in fault.value.detail, fault.value.detail
+        last = int(outcomes[-1][1:]) if isinstance(outcomes[-1], bytes) else 0
+        assert await bot.request(REQUEST) == b"r%d" % (last + 1)
+
+
+async def test_a_bot_that_closes_its_output_on_a_held_line_crashes_at_the_request(tmp_path):
+    bot_spec, _ = logging_bot(tmp_path)
+    async with running(bot_spec, Limits(startup_s=5.0, decision_s=5.0), hold_tells=True) as bot:
+        assert await bot.request(REQUEST) == b"r1"
+        await bot.tell(b"info bye\n", expects_reply=True)  # answered, then its stdout closes
+        with pytest.raises(BotFault) as info:
+            await bot.request(REQUEST)
+        assert info.value.verdict is Verdict.CRASH and "closed its output" in info.value.detail
+
+
+@pytest.mark.parametrize(
+    ("pipe", "owed", "expected"),
+    [
+        (b"a\nb\nreply\n", 2, b"reply"),
+        (b"reply\n", 0, b"reply"),
+        (b"\n\nr\n", 2, b"r"),
+        (b"a\nreply\n", 2, "chunk"),  # too few lines (the wait ends)
+        (b"a\nb\nreply\nmore\n", 2, "chunk"),  # one line too many
+        (b"a\nb\nrep", 2, "chunk"),  # the reply without its newline
+        (b"a\nb\n" + b"x" * 11 + b"\n", 2, "chunk"),  # the reply over the limit
+        (b"a" * 5000 + b"\nok\n", 1, b"ok"),  # an owed answer of any length is dropped
+    ],
+)
+def test_exchange_drops_exactly_the_owed_answers(pipe, owed, expected):
+    """fastpath.exchange(..., owed): the reply after exactly ``owed`` whole answers, or
+    (written, chunk) for anything else, for the careful path to judge."""
+    if fastpath.exchange is None:
+        pytest.skip("the C fast path is not built")
+    to_bot_r, to_bot_w = os.pipe()
+    from_bot_r, from_bot_w = os.pipe()
+    try:
+        os.set_blocking(from_bot_r, False)
+        os.write(from_bot_w, pipe)  # what the bot has answered, already there
+        line = b"info\n" * owed + REQUEST
+        result = fastpath.exchange(to_bot_w, from_bot_r, line, 10, None, 2_000_000, owed)
+        if expected == "chunk":
+            assert result == (len(line), pipe), result
+        else:
+            assert result == expected
+        assert os.read(to_bot_r, 4096) == line
+    finally:
+        for fd in (to_bot_r, to_bot_w, from_bot_r, from_bot_w):
+            os.close(fd)

@@ -9,8 +9,10 @@ The figures, each on one pinned core (as matches run):
    decision: everything the referee does per decision — rules, encoding, legality,
    bookkeeping — on top of the round trip;
 4. a dice-poker match between two instant C bots that always raise and call, as time
-   per deal against the 4 raw round trips a deal needs (2 decisions, 2 showdown lines,
-   each answered): the per-game cost, which rules a round robin of millions of deals.
+   per deal against the 4 raw round trips of a deal's lines (2 decisions, 2 showdown
+   lines, each answered): the per-game cost, which rules a round robin of millions of
+   deals.  The showdown lines go out with each bot's next request (``Game.hold_tells``),
+   so the bots wake twice a deal, not four times: the line after the figure says so.
 
 5. the same two matches as a user runs them, ``referee match A B --game G --games N
    --json F`` in a process of its own (the default path: its own pinning, sandbox,
@@ -287,6 +289,10 @@ def main(round_trips: int = 200_000, games: int = 1000, deals: int = 100_000, re
         print(
             f"{deals}-deal dice-poker match, two C bots: {per_deal:7.2f} µs per deal     "
             f"{ratios[2]:5.2f}× 4 raw round trips (target ≤ 2×: {_verdict(ratios[2], 2.0)}); {deal_seconds:.2f} s"
+        )
+        print(
+            f"  (the showdown lines go with the next request: 2 wake-ups a deal, "
+            f"{per_deal / (2 * raw):.2f}× 2 raw round trips)"
         )
         # The default path: the same matches as `referee match` runs them for a user.
         y_seconds, y_decisions = default_path(fast, "yahtzee", games, work)

@@ -341,6 +341,14 @@ class Game(abc.ABC):
     #: within the same game (each request carries the whole state), rather than for the
     #: next game.  Bounded like every restart by the match's ``give_up_after``.
     restart_in_game: ClassVar[bool] = False
+    #: Whether an information line (an :class:`Event`) may wait to reach a bot until the
+    #: referee next writes to it: a process seat then writes them together, and the bot
+    #: wakes once for both (a dice-poker deal: two round trips of four).  The bot reads
+    #: the same lines in the same order; what changes is when: an answer it owes such a
+    #: line is read with its next reply, and the time it takes over the line counts in
+    #: that next decision's.  So only for games whose information lines need nothing
+    #: back before the bot's next turn, and whose seed does not time them apart.
+    hold_tells: ClassVar[bool] = False
     #: Options this game takes, by name; their values are in ``self.options``.
     option_specs: ClassVar[dict[str, Option]] = {}
     #: Other formats games can be written in (``referee match --export FORMAT=PATH``):

@@ -381,6 +381,10 @@ class DicePoker(Game):
     standing = Standing.SCORE
     #: "op: the id of the current opponent" (seed 000), so that a bot can model it.
     tells_ids = True
+    # The fold and showdown lines are the seed's AI calls "to inform you what the
+    # opponent has rolled", whose return value "is irrelevant": each goes out with the
+    # bot's next request (one wake-up of the bot fewer a line), or at the match's end.
+    hold_tells = True
 
     def new_state(self, seats: int, rng: random.Random) -> DicePokerState:
         self._check_seats(seats)

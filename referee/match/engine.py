@@ -127,7 +127,11 @@ class Match:
         #: What runs each bot: a sandboxed process of the chosen layer unless told
         #: otherwise (``referee check`` passes one that observes more; tests, in-process seats).
         self.seat_factory: SeatFactory = seat_factory or functools.partial(
-            BotProcess, layer=self.layer, allow_root=config.allow_root_bots, seed=config.seed
+            BotProcess,
+            layer=self.layer,
+            allow_root=config.allow_root_bots,
+            seed=config.seed,
+            hold_tells=game.hold_tells,
         )
         self.sinks: list[Sink] = [*file_sinks(config, game), *sinks]
         self._transcripts = False

@@ -163,7 +163,11 @@ async def _session(
     # The session's config carries the tournament's seed: each bot's $REFEREE_SEED for
     # the life of its process, the same whichever match it starts in.
     make_seat = functools.partial(
-        BotProcess, layer=layer, allow_root=config.allow_root_bots, seed=config.seed
+        BotProcess,
+        layer=layer,
+        allow_root=config.allow_root_bots,
+        seed=config.seed,
+        hold_tells=get_game(config.game).hold_tells,
     )
 
     def restarted(bot: str, key: str | None, why: str) -> None:

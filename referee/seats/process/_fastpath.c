@@ -1,8 +1,8 @@
 /* The per-decision I/O fast path of the process seat, in C (referee.seats.process.fastpath
  * is its Python face: the contract in words, the counters' layout, the VERSION check).
  *
- * exchange(wfd, rfd, line, max_line, counters, wait_ns) writes `line` to the bot's
- * stdin and reads its stdout without blocking: one read right after the write and, if
+ * exchange(wfd, rfd, line, max_line, counters, wait_ns[, owed]) writes `line` to the
+ * bot's stdin and reads its stdout without blocking: one read right after the write and, if
  * that finds nothing, one after yielding the core (sched_yield) and one more after
  * waiting at most `wait_ns` nanoseconds (ppoll) for the reply.  `counters` is a
  * writable int64 buffer, or None to keep no statistics (an information line's answer):
@@ -18,18 +18,24 @@
  * meanwhile): every other task waits that long at most.  A signal ends it at once
  * (EINTR): that is a miss like any other, and Python runs the handler as this returns.
  *
+ * `owed` (default 0): `line` begins with that many information lines the bot answers
+ * (held back to go with this request: one wake-up for all), whose answers come first
+ * and are dropped.
+ *
  * Returns
- *   bytes          the reply without its newline: the whole line arrived alone, no
- *                  longer than max_line; counters [0]-[3] are updated.  The usual case.
+ *   bytes          the reply without its newline: the whole line arrived alone (after
+ *                  exactly `owed` whole answers), no longer than max_line; counters
+ *                  [0]-[3] are updated.  The usual case.
  *   int n >= 0     n bytes of `line` were written (n == len(line): the reply is not
  *                  there yet, even after the short wait); nothing was read.  The caller
  *                  carries on from counters[4].
  *   int < 0        -errno: the write failed (EPIPE: the bot closed its stdin).
- *   (n, chunk)     the whole line was written and the read gave `chunk`, which is not a
- *                  single clean line (b"" for end of file or a read error).
+ *   (n, chunk)     the whole line was written and the read gave `chunk`, which is not
+ *                  `owed` answers and a single clean line (b"" for end of file or a read
+ *                  error).
  *
- * A reply that starts to arrive without its newline is read on until the newline, within
- * the same short wait (finish_line).
+ * Lines that start to arrive without their newline are read on until there are `owed`
+ * + 1 newlines, within the same short wait (finish_lines).
  *
  * Python does everything else; it owns every decision about verdicts.
  */
@@ -93,18 +99,37 @@ static ssize_t read_soon(int fd, char *buf, size_t size, long long wait_ns) {
     return read(fd, buf, size);
 }
 
-/* The reply began to arrive without its newline (a bot whose runtime writes the text
- * and the newline separately, e.g. Python run with -u): go on reading it until the
- * newline, the buffer's end, end of file, or the short wait's deadline, whichever comes
- * first.  Returns the bytes now in buf. */
-static ssize_t finish_line(int fd, char *buf, ssize_t got, size_t size, long long deadline_ns) {
-    while ((size_t)got < size && !memchr(buf, '\n', (size_t)got)) {
+static size_t count_lines(const char *buf, size_t len) {
+    size_t n = 0;
+    for (const char *p = buf, *end = buf + len; (p = memchr(p, '\n', (size_t)(end - p))) != NULL; p++) n++;
+    return n;
+}
+
+/* Fewer than `lines` whole lines came (a reply written in pieces, e.g. by Python run
+ * with -u; or the answers to held information lines before it): go on reading until
+ * there are that many newlines, the buffer's end, end of file, or the short wait's
+ * deadline, whichever comes first.  Returns the bytes now in buf.
+ *
+ * As in read_soon, the core is yielded before a timed wait: a bot that writes its
+ * answers one by one wakes us with the first, and on one core we often run before it
+ * has written the next — handing it the core back costs no timer. */
+static ssize_t finish_lines(int fd, char *buf, ssize_t got, size_t size, long long deadline_ns, size_t lines) {
+    int yielded = 0;
+    while ((size_t)got < size && count_lines(buf, (size_t)got) < lines) {
         ssize_t more = read(fd, buf + got, size - (size_t)got);
         if (more > 0) {
             got += more;
+            yielded = 0;
             continue;
         }
         if (more == 0 || errno != EAGAIN) break; /* EOF or an error: Python reports it */
+        if (!yielded) {
+            Py_BEGIN_ALLOW_THREADS
+            sched_yield();
+            Py_END_ALLOW_THREADS
+            yielded = 1;
+            continue;
+        }
         long long left = deadline_ns - monotonic_ns();
         if (left <= 0 || wait_readable(fd, left) <= 0) break; /* timed out, or a signal: Python takes the rest */
     }
@@ -113,9 +138,18 @@ static ssize_t finish_line(int fd, char *buf, ssize_t got, size_t size, long lon
 
 static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 6) {
-        PyErr_SetString(PyExc_TypeError, "exchange(wfd, rfd, line, max_line, counters, wait_ns)");
+    if (nargs != 6 && nargs != 7) {
+        PyErr_SetString(PyExc_TypeError, "exchange(wfd, rfd, line, max_line, counters, wait_ns[, owed])");
         return NULL;
+    }
+    long owed = 0;
+    if (nargs == 7) {
+        owed = PyLong_AsLong(args[6]);
+        if (owed == -1 && PyErr_Occurred()) return NULL;
+        if (owed < 0 || owed > 1024) {
+            PyErr_SetString(PyExc_ValueError, "owed must be 0..1024");
+            return NULL;
+        }
     }
     long wfd = PyLong_AsLong(args[0]);
     if (wfd == -1 && PyErr_Occurred()) return NULL;
@@ -164,9 +198,20 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
         result = Py_BuildValue("(ny#)", len, "", (Py_ssize_t)0);
         goto done;
     }
-    if (wait_ns > 0 && !memchr(buf, '\n', (size_t)got)) got = finish_line((int)rfd, buf, got, sizeof buf, start + wait_ns);
-    const char *newline = memchr(buf, '\n', (size_t)got);
-    if (newline != buf + got - 1 || got - 1 > max_line) {
+    size_t lines = (size_t)owed + 1; /* the owed answers, then the reply */
+    size_t seen = count_lines(buf, (size_t)got);
+    if (wait_ns > 0 && seen < lines) {
+        got = finish_lines((int)rfd, buf, got, sizeof buf, start + wait_ns, lines);
+        seen = count_lines(buf, (size_t)got);
+    }
+    /* Exactly the owed answers and one reply, nothing after it, the reply within the
+     * limit: anything else is the caller's to judge, from the whole chunk. */
+    const char *reply = buf;
+    if (owed) {
+        const char *last = memrchr(buf, '\n', (size_t)(got - 1));
+        reply = last ? last + 1 : buf;
+    }
+    if (seen != lines || buf[got - 1] != '\n' || (buf + got - 1) - reply > max_line) {
         result = Py_BuildValue("(ny#)", len, buf, (Py_ssize_t)got);
         goto done;
     }
@@ -180,7 +225,7 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
         }
         counters[ANSWERED] += 1;
     }
-    result = PyBytes_FromStringAndSize(buf, got - 1);
+    result = PyBytes_FromStringAndSize(reply, (buf + got - 1) - reply);
 done:
     if (counters) PyBuffer_Release(&view);
     return result;
@@ -193,8 +238,9 @@ static PyMethodDef methods[] = {
 
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee.seats.process._fastpath", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
-/* What fastpath.py checks before it uses exchange(): 2 since it took wait_ns. */
-#define FASTPATH_VERSION 2
+/* What fastpath.py checks before it uses exchange(): 2 since it took wait_ns, 3 since
+ * it took owed. */
+#define FASTPATH_VERSION 3
 
 PyMODINIT_FUNC PyInit__fastpath(void) {
     PyObject *m = PyModule_Create(&module);

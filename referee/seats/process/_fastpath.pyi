@@ -7,5 +7,12 @@ from _typeshed import WriteableBuffer
 VERSION: int
 
 def exchange(
-    wfd: int, rfd: int, line: bytes, max_line: int, counters: WriteableBuffer | None, wait_ns: int, /
+    wfd: int,
+    rfd: int,
+    line: bytes,
+    max_line: int,
+    counters: WriteableBuffer | None,
+    wait_ns: int,
+    owed: int = 0,
+    /,
 ) -> bytes | int | tuple[int, bytes]: ...

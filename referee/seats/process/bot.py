@@ -44,6 +44,7 @@ override and call back.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from pathlib import Path
 
@@ -83,6 +84,9 @@ _now_ns = time.monotonic_ns  # CLOCK_MONOTONIC, as in the C fast path
 #: Yield to the trio scheduler every this many requests.  A prompt bot answers before
 #: we ever block, and without a checkpoint the monitor and progress tasks would starve.
 _CHECKPOINT_EVERY = 64
+#: Bytes of information lines held for the next request (``hold_tells``) at most: beyond
+#: it a line is told at once, so that the pipe always takes them whole.
+_HELD_MAX = 4096
 #: While waiting for a reply, how often to check that the bot's leader process still runs.
 _LEADER_CHECK_S = 0.1
 #: How often a bot whose first decision is held to the decision limit
@@ -125,8 +129,15 @@ class BotProcess(Seat):
         allow_root: bool = False,
         monitor: Monitor | None = None,
         seed: int | None = None,
+        hold_tells: bool = False,
     ) -> None:
         self.spec = spec
+        #: Whether information lines wait to go out with the bot's next line (the game
+        #: allows it: ``Game.hold_tells``): one write and one wake-up of the bot for all.
+        self.hold_tells = hold_tells
+        #: Those lines, and how many of them the bot answers (answers to drop).
+        self._held = b""
+        self._held_answers = 0
         #: The match's (or tournament's) seed: the bot gets its own, ``$REFEREE_SEED``.
         self.seed = seed
         #: What samples its CPU and memory: its nursery's shared monitor unless one is given.
@@ -261,6 +272,12 @@ class BotProcess(Seat):
         with trio.CancelScope(shield=True):
             if self._monitor is not None:
                 self._monitor.forget(self)  # one last sample first
+            if self._held and self.death is None:
+                # The lines it was still to be told (the last deal's end), then EOF: as
+                # much as its pipe takes now — it is closing, nothing waits for it.
+                with contextlib.suppress(InputClosed):
+                    self.channel.write(self._held)
+            self._held = b""
             self.channel.close_input()  # EOF on its stdin: a well-behaved bot exits now
             survived = await self.child.stop(eof_grace_s(self.limits) if self.alive else None)
             self.channel.close()
@@ -284,13 +301,22 @@ class BotProcess(Seat):
         counters = self._counters
         channel = self.channel
         if channel.clean and exchange is not None:
-            # The usual case in one C call: write, read, one-line check, latency.
-            result = exchange(channel.wfd, channel.rfd, line, channel.max_line, counters, channel.wait_ns)
+            # The usual case in one C call: write, read, one-line check, latency — with
+            # the information lines held for it first, their answers read and dropped.
+            owed = self._held_answers
+            if self._held:
+                line = self._held + line
+                self._held, self._held_answers = b"", 0
+            result = exchange(
+                channel.wfd, channel.rfd, line, channel.max_line, counters, channel.wait_ns, owed
+            )
             if isinstance(result, bytes):
                 if not counters[ANSWERED] % _CHECKPOINT_EVERY:
                     await trio.lowlevel.checkpoint()
                 return result
             start = counters[START]
+            for _ in range(owed):  # not all read as expected: the careful path drops them
+                channel.owe()
             if isinstance(result, tuple):
                 written, chunk = result
                 if not chunk:
@@ -305,6 +331,8 @@ class BotProcess(Seat):
             self._slow.watch(start)
             reply = await self._read_line(self._deadline(start))
         else:
+            if self._held:
+                await self._release_held()
             if channel.late and self.limits.late_s:
                 # Before the clock of this request starts: the late answer, or a hung bot.
                 await self._await_late_answer()
@@ -351,6 +379,20 @@ class BotProcess(Seat):
         if self.death is not None:
             return
         channel = self.channel
+        if (
+            self.hold_tells
+            and channel.clean
+            and not channel.irregular
+            and exchange is not None
+            and len(self._held) < _HELD_MAX
+        ):
+            # Held for the next request, which writes it first: its answer is read with
+            # that request's reply (the order of lines is the bot's as ever).
+            self._held += line
+            self._held_answers += expects_reply
+            return
+        if self._held:
+            await self._release_held()
         # The clock is read only where a write must wait (a full pipe) or a read follows.
         if not (expects_reply and channel.clean):
             # Nothing to read, or the stream needs care (a late reply, an earlier answer
@@ -392,6 +434,19 @@ class BotProcess(Seat):
                 await trio.lowlevel.checkpoint()
             return
         channel.owe()
+
+    async def _release_held(self) -> None:
+        """Write the information lines held for the next request now, their answers
+        owed: before a line that does not take the fast path, as if each had been told
+        and not answered at once."""
+        held, answers = self._held, self._held_answers
+        self._held, self._held_answers = b"", 0
+        channel = self.channel
+        if not channel.clean:
+            channel.set_stray_aside()
+        await self._send(held, _now_ns())
+        for _ in range(answers):
+            channel.owe()
 
     async def _send(self, line: bytes, start: int) -> None:
         """Write a whole line, waiting (bounded) while the bot's pipe is full."""

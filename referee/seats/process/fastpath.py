@@ -5,7 +5,7 @@ it already costs 1.7× the machine's own round trip; :func:`exchange` does the w
 case in one call into ``_fastpath.c`` (an optional C extension ``pip install`` builds:
 setup.py) and comes within 1.5× (docs/architecture.md, "The hot path", has the figures)::
 
-    result = exchange(wfd, rfd, line, max_line, counters, wait_ns)
+    result = exchange(wfd, rfd, line, max_line, counters, wait_ns[, owed])
 
 It writes ``line`` to ``wfd`` and reads ``rfd`` without blocking: once right after the
 write; if that found nothing, once more after yielding the core (``sched_yield``: the
@@ -28,6 +28,11 @@ wait.  The result says how far it got:
     The whole line was written and the read gave ``chunk``, which is not one clean line
     (``b""``: end of file or a read error).
 
+``owed`` (default 0): ``line`` begins with that many information lines the bot answers,
+held back by the caller to go out with this request in one write (one wake-up of the bot
+for all of them); their answers come first and are dropped, and ``bytes`` means exactly
+that many whole answers and then the reply came.
+
 ``counters`` is ``None`` (an information line's answer, a remote relay: nothing is
 counted) or a writable buffer of :data:`N_COUNTERS` int64 values, laid out by the
 indices below; :func:`new_counters` makes one.  Latencies are ``CLOCK_MONOTONIC``
@@ -44,14 +49,14 @@ an editable install not rebuilt).  Its callers: the process seat's ``request`` a
 from __future__ import annotations
 
 import array
-from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeAlias
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
-#: The version of ``_fastpath.c`` this module speaks (2 since it took ``wait_ns``).
-VERSION = 2
+#: The version of ``_fastpath.c`` this module speaks (2 since it took ``wait_ns``, 3
+#: since it took ``owed``).
+VERSION = 3
 
 # The counters' layout, shared with _fastpath.c's enum.
 #: Requests answered, the first included.
@@ -68,10 +73,22 @@ START = 4
 N_COUNTERS = 5
 
 if TYPE_CHECKING:
-    #: The signature of :func:`exchange`: ``(wfd, rfd, line, max_line, counters, wait_ns)``.
-    Exchange: TypeAlias = Callable[
-        [int, int, bytes, int, WriteableBuffer | None, int], bytes | int | tuple[int, bytes]
-    ]
+
+    class Exchange(Protocol):
+        """The signature of :func:`exchange`."""
+
+        def __call__(
+            self,
+            wfd: int,
+            rfd: int,
+            line: bytes,
+            max_line: int,
+            counters: WriteableBuffer | None,
+            wait_ns: int,
+            owed: int = 0,
+            /,
+        ) -> bytes | int | tuple[int, bytes]: ...
+
 
 exchange: Exchange | None
 try:

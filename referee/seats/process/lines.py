@@ -135,6 +135,11 @@ class LineChannel:
         self.late = False
         #: Whether any line came back yet — a faulty one too (over-long, one too many).
         self.replied = False
+        #: Whether the bot ever broke "one line back for each line": more than one line,
+        #: one over the limit, or output beyond what it owed.  Its owner then tells it
+        #: each information line apart (never held for the next request), so that an
+        #: answer's extra line is faulted as such, not read as the next reply.
+        self.irregular = False
         self._buf = b""
         self._discarding = False  # skipping the rest of an over-long line
         self._stray = b""  # output beyond the owed answers, found before a line was written
@@ -282,6 +287,7 @@ class LineChannel:
                         self._buf = b""
                         self.late = False
                         if rest:
+                            self.irregular = True
                             # The stray line is usually the first (debugging output, then the
                             # answer): show both, the first first.
                             raise BotFault(
@@ -291,10 +297,12 @@ class LineChannel:
                                 line + b"\n" + rest,
                             )
                         if len(line) > self.max_line:
+                            self.irregular = True
                             raise BotFault(Verdict.PROTOCOL, f"reply longer than {self.max_line} bytes")
                         return line
                     if len(buf) > self.max_line:
                         self.replied = True
+                        self.irregular = True
                         self._buf = b""
                         self._discarding = True
                         raise BotFault(
@@ -388,6 +396,7 @@ class LineChannel:
         reply behind for the rest of its life."""
         stray, self._stray = self._stray, b""
         self.replied = True
+        self.irregular = True
         raise BotFault(
             Verdict.PROTOCOL,
             f"printed more than one line: {show(stray.rstrip(_NEWLINE), 80)} came before this request, "
@@ -401,6 +410,7 @@ class LineChannel:
         timeout once the bot has flooded for the whole decision."""
         start, self._overlong = self._overlong, b""
         self.replied = True
+        self.irregular = True
         raise BotFault(
             Verdict.PROTOCOL,
             f"an answer it owed (to an information line or a late request) is longer than "
