@@ -707,12 +707,16 @@ import os, sys, time
 log = open(sys.argv[1], "ab", buffering=0)
 info_delay = float(sys.argv[2])
 asked = 0
+slow_reply = False
 while line := sys.stdin.buffer.readline():
     log.write(line)
     if line.startswith(b"info"):
         time.sleep(info_delay)
         sys.stdout.write("ok\\nextra\\n" if line.startswith(b"info two") else "ok\\n")
         sys.stdout.flush()
+        slow_reply = line.startswith(b"info two slow")  # the next reply well after those
+        if slow_reply:
+            time.sleep(0.1)
         if line.startswith(b"info bye"):
             os.close(1)
             time.sleep(60)
@@ -803,7 +807,7 @@ async def test_a_held_line_answered_with_two_lines_is_faulted_and_ends_the_holdi
                 outcomes.append("fault")
         assert outcomes in (
             ["fault", b"r3", b"r4"],  # both lines read with the reply (held)
-            [b"extra", "fault", b"r4"],  # the extra line alone by then (held)
+            [b"extra", "fault", b"r3"],  # the extra line alone by then (held)
             ["fault", b"r2", b"r3"],  # told at once (the Python path): faulted before it was sent
         ), outcomes
         assert bot.channel.irregular
@@ -817,6 +821,34 @@ async def test_a_held_line_answered_with_two_lines_is_faulted_and_ends_the_holdi
         assert "'extra' came before this request" in fault.value.detail, fault.value.detail
         last = int(outcomes[-1][1:]) if isinstance(outcomes[-1], bytes) else 0
         assert await bot.request(REQUEST) == b"r%d" % (last + 1)
+
+
+async def test_an_extra_line_taken_for_the_reply_leaves_the_bot_one_behind_for_one_request(tmp_path, io_path):
+    """The case the holding cannot tell at once: the answer to a held line has an extra
+    line, and the reply comes well after it — so the extra line is taken for the reply.
+    The reply behind it is in the pipe before the next request is written: that request
+    is faulted (protocol, "came before this request") and not sent, and every reply
+    after answers its own request.  Told at once (the Python path), the extra line
+    faults the request it came before."""
+    bot_spec, _ = logging_bot(tmp_path)
+    async with running(bot_spec, Limits(startup_s=5.0, decision_s=5.0), hold_tells=True) as bot:
+        assert await bot.request(REQUEST) == b"r1"
+        await bot.tell(b"info two slow\n", expects_reply=True)
+        outcomes: list[bytes | str] = []
+        for _ in range(3):
+            try:
+                outcomes.append(await bot.request(REQUEST))
+            except BotFault as fault:
+                assert fault.verdict is Verdict.PROTOCOL, fault
+                outcomes.append(fault.detail)
+            await trio.sleep(0.3)  # the slow reply is in by the next request
+        if io_path == "c-fast-path":
+            assert outcomes[0] == b"extra" and outcomes[2] == b"r3", outcomes
+            assert "'r2' came before this request" in str(outcomes[1]), outcomes
+        else:
+            assert "'extra' came before this request" in str(outcomes[0]), outcomes
+            assert outcomes[1:] == [b"r2", b"r3"], outcomes
+        assert bot.channel.irregular
 
 
 async def test_a_bot_that_closes_its_output_on_a_held_line_crashes_at_the_request(tmp_path):
@@ -858,6 +890,31 @@ def test_exchange_drops_exactly_the_owed_answers(pipe, owed, expected):
             assert result == (len(line), pipe), result
         else:
             assert result == expected
+        assert os.read(to_bot_r, 4096) == line
+    finally:
+        for fd in (to_bot_r, to_bot_w, from_bot_r, from_bot_w):
+            os.close(fd)
+
+
+def test_exchange_looks_first_and_writes_nothing_after_output_already_waiting():
+    """fastpath.exchange(..., look_first=True): output already in the bot's stdout before
+    the write cannot be this line's reply — it is returned as (0, chunk) and nothing is
+    written; with nothing waiting the exchange goes on as usual."""
+    if fastpath.exchange is None:
+        pytest.skip("the C fast path is not built")
+    to_bot_r, to_bot_w = os.pipe()
+    from_bot_r, from_bot_w = os.pipe()
+    try:
+        for fd in (from_bot_r, to_bot_r):
+            os.set_blocking(fd, False)
+        os.write(from_bot_w, b"r2\n")  # a reply behind: already there
+        line = b"info\n" + REQUEST
+        assert fastpath.exchange(to_bot_w, from_bot_r, line, 10, None, 1_000_000, 1, True) == (0, b"r2\n")
+        with pytest.raises(BlockingIOError):
+            os.read(to_bot_r, 4096)  # nothing was written
+        os.write(from_bot_w, b"ok\nr3\n")
+        # Waiting output is looked for only when asked: here it is read as the answers.
+        assert fastpath.exchange(to_bot_w, from_bot_r, line, 10, None, 1_000_000, 1, False) == b"r3"
         assert os.read(to_bot_r, 4096) == line
     finally:
         for fd in (to_bot_r, to_bot_w, from_bot_r, from_bot_w):

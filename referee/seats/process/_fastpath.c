@@ -20,7 +20,8 @@
  *
  * `owed` (default 0): `line` begins with that many information lines the bot answers
  * (held back to go with this request: one wake-up for all), whose answers come first
- * and are dropped.
+ * and are dropped.  `look_first` (default false): before writing, take what the bot's
+ * stdout already holds, if anything, and then write nothing (the result (0, chunk)).
  *
  * Returns
  *   bytes          the reply without its newline: the whole line arrived alone (after
@@ -30,6 +31,7 @@
  *                  there yet, even after the short wait); nothing was read.  The caller
  *                  carries on from counters[4].
  *   int < 0        -errno: the write failed (EPIPE: the bot closed its stdin).
+ *   (0, chunk)     look_first found `chunk` waiting: nothing was written.
  *   (n, chunk)     the whole line was written and the read gave `chunk`, which is not
  *                  `owed` answers and a single clean line (b"" for end of file or a read
  *                  error).
@@ -46,6 +48,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -138,12 +141,17 @@ static ssize_t finish_lines(int fd, char *buf, ssize_t got, size_t size, long lo
 
 static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t nargs) {
     (void)self;
-    if (nargs != 6 && nargs != 7) {
-        PyErr_SetString(PyExc_TypeError, "exchange(wfd, rfd, line, max_line, counters, wait_ns[, owed])");
+    if (nargs < 6 || nargs > 8) {
+        PyErr_SetString(PyExc_TypeError, "exchange(wfd, rfd, line, max_line, counters, wait_ns[, owed[, look_first]])");
         return NULL;
     }
     long owed = 0;
-    if (nargs == 7) {
+    int look_first = 0;
+    if (nargs == 8) {
+        look_first = PyObject_IsTrue(args[7]);
+        if (look_first < 0) return NULL;
+    }
+    if (nargs >= 7) {
         owed = PyLong_AsLong(args[6]);
         if (owed == -1 && PyErr_Occurred()) return NULL;
         if (owed < 0 || owed > 1024) {
@@ -178,6 +186,19 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
         counters = (long long *)view.buf;
     }
     PyObject *result;
+    char buf[65536];
+    if (look_first) {
+        /* Output already waiting, before anything is written: it cannot be this line's
+         * reply.  Taken, nothing written, and (0, chunk) returned for the caller. */
+        int waiting = 0;
+        if (ioctl((int)rfd, FIONREAD, &waiting) == 0 && waiting > 0) {
+            ssize_t got = read((int)rfd, buf, sizeof buf);
+            if (got > 0) {
+                result = Py_BuildValue("(ny#)", (Py_ssize_t)0, buf, (Py_ssize_t)got);
+                goto done;
+            }
+        }
+    }
     long long start = monotonic_ns();
     if (counters) counters[START] = start;
 
@@ -188,7 +209,6 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
         else result = PyLong_FromSsize_t(written);
         goto done;
     }
-    char buf[65536];
     ssize_t got = read_soon((int)rfd, buf, sizeof buf, wait_ns);
     if (got < 0 && errno == EAGAIN) {
         result = PyLong_FromSsize_t(len);
@@ -239,7 +259,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee.seats.process._fastpath", NULL, -1, methods, NULL, NULL, NULL, NULL};
 
 /* What fastpath.py checks before it uses exchange(): 2 since it took wait_ns, 3 since
- * it took owed. */
+ * it took owed and look_first. */
 #define FASTPATH_VERSION 3
 
 PyMODINIT_FUNC PyInit__fastpath(void) {

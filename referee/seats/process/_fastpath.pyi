@@ -14,5 +14,6 @@ def exchange(
     counters: WriteableBuffer | None,
     wait_ns: int,
     owed: int = 0,
+    look_first: bool = False,
     /,
 ) -> bytes | int | tuple[int, bytes]: ...

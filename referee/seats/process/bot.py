@@ -138,6 +138,9 @@ class BotProcess(Seat):
         #: Those lines, and how many of them the bot answers (answers to drop).
         self._held = b""
         self._held_answers = 0
+        #: Whether the last reply came after answers to held lines: the next request
+        #: first looks whether anything more came (see :meth:`request`).
+        self._verify = False
         #: The match's (or tournament's) seed: the bot gets its own, ``$REFEREE_SEED``.
         self.seed = seed
         #: What samples its CPU and memory: its nursery's shared monitor unless one is given.
@@ -300,37 +303,51 @@ class BotProcess(Seat):
             raise BotFault(self.death, self.death_detail)
         counters = self._counters
         channel = self.channel
+        reply: bytes | None = None
         if channel.clean and exchange is not None:
             # The usual case in one C call: write, read, one-line check, latency — with
             # the information lines held for it first, their answers read and dropped.
-            owed = self._held_answers
-            if self._held:
-                line = self._held + line
-                self._held, self._held_answers = b"", 0
+            # After answers to held lines it first looks for output already there: one
+            # of them may have had an extra line, that the last reply was taken from,
+            # and this would be the reply behind it (then the careful path below sets it
+            # aside and faults this request, and the bot is in step again).
+            held, owed = self._held, self._held_answers
+            data = held + line if held else line
             result = exchange(
-                channel.wfd, channel.rfd, line, channel.max_line, counters, channel.wait_ns, owed
-            )
+                channel.wfd, channel.rfd, data, channel.max_line, counters, channel.wait_ns, owed,
+                owed > 0 or self._verify,
+            )  # fmt: skip
+            self._verify = owed > 0
             if isinstance(result, bytes):
+                if held:
+                    self._held, self._held_answers = b"", 0
                 if not counters[ANSWERED] % _CHECKPOINT_EVERY:
                     await trio.lowlevel.checkpoint()
                 return result
-            start = counters[START]
-            for _ in range(owed):  # not all read as expected: the careful path drops them
-                channel.owe()
-            if isinstance(result, tuple):
-                written, chunk = result
-                if not chunk:
-                    raise await self._gone("closed its output")
-                channel.keep(chunk)
-            elif result < 0:
-                raise await self._gone("its input pipe is closed")
+            self._verify = False
+            if isinstance(result, tuple) and result[0] == 0:
+                channel.keep(result[1])  # output before the write: nothing was written
             else:
-                written = result
-            if written != len(line):
-                await self._write_rest(line[written:], start)
-            self._slow.watch(start)
-            reply = await self._read_line(self._deadline(start))
-        else:
+                if held:
+                    self._held, self._held_answers = b"", 0
+                start = counters[START]
+                for _ in range(owed):  # not all read as expected: the careful path drops them
+                    channel.owe()
+                if isinstance(result, tuple):
+                    written, chunk = result
+                    if not chunk:
+                        raise await self._gone("closed its output")
+                    channel.keep(chunk)
+                elif result < 0:
+                    raise await self._gone("its input pipe is closed")
+                else:
+                    written = result
+                if written != len(data):
+                    await self._write_rest(data[written:], start)
+                self._slow.watch(start)
+                reply = await self._read_line(self._deadline(start))
+        if reply is None:
+            self._verify = False
             if self._held:
                 await self._release_held()
             if channel.late and self.limits.late_s:

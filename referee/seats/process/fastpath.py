@@ -5,7 +5,7 @@ it already costs 1.7× the machine's own round trip; :func:`exchange` does the w
 case in one call into ``_fastpath.c`` (an optional C extension ``pip install`` builds:
 setup.py) and comes within 1.5× (docs/architecture.md, "The hot path", has the figures)::
 
-    result = exchange(wfd, rfd, line, max_line, counters, wait_ns[, owed])
+    result = exchange(wfd, rfd, line, max_line, counters, wait_ns[, owed[, look_first]])
 
 It writes ``line`` to ``wfd`` and reads ``rfd`` without blocking: once right after the
 write; if that found nothing, once more after yielding the core (``sched_yield``: the
@@ -31,7 +31,9 @@ wait.  The result says how far it got:
 ``owed`` (default 0): ``line`` begins with that many information lines the bot answers,
 held back by the caller to go out with this request in one write (one wake-up of the bot
 for all of them); their answers come first and are dropped, and ``bytes`` means exactly
-that many whole answers and then the reply came.
+that many whole answers and then the reply came.  ``look_first`` (default false): before
+writing, take what the bot's stdout already holds (``FIONREAD``); if anything, nothing
+is written and the result is ``(0, chunk)`` — output that cannot be this line's reply.
 
 ``counters`` is ``None`` (an information line's answer, a remote relay: nothing is
 counted) or a writable buffer of :data:`N_COUNTERS` int64 values, laid out by the
@@ -55,7 +57,7 @@ if TYPE_CHECKING:
     from _typeshed import WriteableBuffer
 
 #: The version of ``_fastpath.c`` this module speaks (2 since it took ``wait_ns``, 3
-#: since it took ``owed``).
+#: since it took ``owed`` and ``look_first``).
 VERSION = 3
 
 # The counters' layout, shared with _fastpath.c's enum.
@@ -86,6 +88,7 @@ if TYPE_CHECKING:
             counters: WriteableBuffer | None,
             wait_ns: int,
             owed: int = 0,
+            look_first: bool = False,
             /,
         ) -> bytes | int | tuple[int, bytes]: ...
 
