@@ -138,9 +138,6 @@ class BotProcess(Seat):
         #: Those lines, and how many of them the bot answers (answers to drop).
         self._held = b""
         self._held_answers = 0
-        #: Whether the last reply came after answers to held lines: the next request
-        #: first looks whether anything more came (see :meth:`request`).
-        self._verify = False
         #: The match's (or tournament's) seed: the bot gets its own, ``$REFEREE_SEED``.
         self.seed = seed
         #: What samples its CPU and memory: its nursery's shared monitor unless one is given.
@@ -307,24 +304,22 @@ class BotProcess(Seat):
         if channel.clean and exchange is not None:
             # The usual case in one C call: write, read, one-line check, latency — with
             # the information lines held for it first, their answers read and dropped.
-            # After answers to held lines it first looks for output already there: one
-            # of them may have had an extra line, that the last reply was taken from,
-            # and this would be the reply behind it (then the careful path below sets it
-            # aside and faults this request, and the bot is in step again).
+            # Where lines are held it first looks for output already there (one FIONREAD):
+            # an answer to a held line may have had an extra line that a reply was taken
+            # from, and this would be the reply behind it — then the careful path below
+            # sets it aside and faults this request, and the bot is in step again.
             held, owed = self._held, self._held_answers
             data = held + line if held else line
             result = exchange(
                 channel.wfd, channel.rfd, data, channel.max_line, counters, channel.wait_ns, owed,
-                owed > 0 or self._verify,
+                self.hold_tells,
             )  # fmt: skip
-            self._verify = owed > 0
             if isinstance(result, bytes):
                 if held:
                     self._held, self._held_answers = b"", 0
                 if not counters[ANSWERED] % _CHECKPOINT_EVERY:
                     await trio.lowlevel.checkpoint()
                 return result
-            self._verify = False
             if isinstance(result, tuple) and result[0] == 0:
                 channel.keep(result[1])  # output before the write: nothing was written
             else:
@@ -347,7 +342,8 @@ class BotProcess(Seat):
                 self._slow.watch(start)
                 reply = await self._read_line(self._deadline(start))
         if reply is None:
-            self._verify = False
+            if self.hold_tells and channel.clean and channel.bytes_waiting():
+                channel.clean = False  # as the C call's look first: set aside, faulted
             if self._held:
                 await self._release_held()
             if channel.late and self.limits.late_s:
