@@ -8,6 +8,7 @@ seconds, and few games are played: the positions each game supplies pose the rar
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -247,3 +248,25 @@ def test_check_build_runs_the_manifests_build_as_match_does(tmp_path):
     (folder / "bot").unlink()
     code, out, err, _ = referee_check(str(folder), "yahtzee", tmp_path, *SHORT, "--build")
     assert code == 3 and "its build failed (exit 7)" in err, out + err
+
+
+ONE_READ_ONE_LINE = """\
+import os, sys
+# Wrong: one read() taken for one line.  Fine while each line comes alone.
+while data := os.read(0, 4096):
+    op, b, state, d = map(int, data.split(b"\\n")[0].split())
+    os.write(1, b"1\\n")
+"""
+
+
+def test_check_sends_information_lines_as_a_match_does(tmp_path):
+    """Dice poker's fold and showdown lines go out with the bot's next request
+    (Game.hold_tells), in matches and in the check alike: a bot that takes one read for
+    one line loses the request that came with a showdown line — in the check, not first
+    in a tournament."""
+    script = tmp_path / "one_read.py"
+    script.write_text(ONE_READ_ONE_LINE)
+    os.chmod(tmp_path, 0o755)
+    script.chmod(0o644)
+    code, out, err, data = referee_check(f"{BOT_PYTHON} {script}", "dice-poker", tmp_path, *SHORT)
+    assert code != 0 and "time" in failing(data), out + err  # the request after a showdown: no answer

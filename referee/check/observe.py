@@ -284,6 +284,7 @@ class CheckProcess(BotProcess):
     async def _watch_exit_on_eof(self) -> None:
         """Close the bot's input and give it the exit allowance to exit by itself."""
         watch = _Watch(self._pids())
+        self.write_held()
         self.channel.close_input()
         began = trio.current_time()
         grace = eof_grace_s(self.limits)

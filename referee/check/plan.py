@@ -99,4 +99,7 @@ class CheckMatch(Match):
             cpu_budget_s=cpu_budget_s,
             layer=self.layer,
             allow_root=self.config.allow_root_bots,
+            # As a match sends them (Game.hold_tells): a bot that takes one read for one
+            # line must fail here, not first in a match.
+            hold_tells=self.game.hold_tells,
         )

@@ -1,8 +1,8 @@
 /* The per-decision I/O fast path of the process seat, in C (referee.seats.process.fastpath
  * is its Python face: the contract in words, the counters' layout, the VERSION check).
  *
- * exchange(wfd, rfd, line, max_line, counters, wait_ns[, owed]) writes `line` to the
- * bot's stdin and reads its stdout without blocking: one read right after the write and, if
+ * exchange(wfd, rfd, line, max_line, counters, wait_ns[, owed[, look_first]]) writes
+ * `line` to the bot's stdin and reads its stdout without blocking: one read right after the write and, if
  * that finds nothing, one after yielding the core (sched_yield) and one more after
  * waiting at most `wait_ns` nanoseconds (ppoll) for the reply.  `counters` is a
  * writable int64 buffer, or None to keep no statistics (an information line's answer):
@@ -113,16 +113,19 @@ static size_t count_lines(const char *buf, size_t len) {
  * there are that many newlines, the buffer's end, end of file, or the short wait's
  * deadline, whichever comes first.  Returns the bytes now in buf.
  *
- * As in read_soon, the core is yielded before a timed wait: a bot that writes its
+ * As in read_soon, the core is yielded (once) before a timed wait: a bot that writes its
  * answers one by one wakes us with the first, and on one core we often run before it
- * has written the next — handing it the core back costs no timer. */
+ * has written the next — handing it the core back costs no timer.  After that every
+ * empty read meets the deadline: a bot that trickles bytes holds the loop no longer
+ * than the short wait. */
 static ssize_t finish_lines(int fd, char *buf, ssize_t got, size_t size, long long deadline_ns, size_t lines) {
-    int yielded = 0;
-    while ((size_t)got < size && count_lines(buf, (size_t)got) < lines) {
+    size_t seen = count_lines(buf, (size_t)got);
+    int yielded = 0; /* once: after it every empty read meets the deadline */
+    while ((size_t)got < size && seen < lines) {
         ssize_t more = read(fd, buf + got, size - (size_t)got);
         if (more > 0) {
+            seen += count_lines(buf + got, (size_t)more);
             got += more;
-            yielded = 0;
             continue;
         }
         if (more == 0 || errno != EAGAIN) break; /* EOF or an error: Python reports it */

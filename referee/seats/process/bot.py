@@ -8,7 +8,9 @@ A :class:`BotProcess` is the referee's only way to talk to a bot.  Its contract:
   limit, a bot that does not read its input by the same deadline.
 * ``await bot.tell(line)`` sends an information line; if the game says the bot answers
   those, the answer is read and discarded (at once if it comes within the short wait,
-  else before the next reply).
+  else before the next reply).  With ``hold_tells`` (the game allows it) the line is
+  held and written with the next request, its answer read with that reply, or written
+  at the close.
 * ``bot.kill(verdict, detail)`` ends it at once (the monitor uses it for CPU and memory);
   ``await bot.close()`` ends it for good: EOF on stdin, a short grace, then SIGKILL to
   the process group and a sweep of anything that escaped it, all bounded in time.
@@ -87,6 +89,8 @@ _CHECKPOINT_EVERY = 64
 #: Bytes of information lines held for the next request (``hold_tells``) at most: beyond
 #: it a line is told at once, so that the pipe always takes them whole.
 _HELD_MAX = 4096
+#: And at most this many of them answered (what the C call takes).
+_HELD_ANSWERS_MAX = 1024
 #: While waiting for a reply, how often to check that the bot's leader process still runs.
 _LEADER_CHECK_S = 0.1
 #: How often a bot whose first decision is held to the decision limit
@@ -272,12 +276,7 @@ class BotProcess(Seat):
         with trio.CancelScope(shield=True):
             if self._monitor is not None:
                 self._monitor.forget(self)  # one last sample first
-            if self._held and self.death is None:
-                # The lines it was still to be told (the last deal's end), then EOF: as
-                # much as its pipe takes now — it is closing, nothing waits for it.
-                with contextlib.suppress(InputClosed):
-                    self.channel.write(self._held)
-            self._held = b""
+            self.write_held()
             self.channel.close_input()  # EOF on its stdin: a well-behaved bot exits now
             survived = await self.child.stop(eof_grace_s(self.limits) if self.alive else None)
             self.channel.close()
@@ -285,6 +284,17 @@ class BotProcess(Seat):
                 self.death = Verdict.CRASH
                 self.death_detail = "did not exit after SIGKILL"
             self.child.stderr.save(self.stderr_path)
+
+    def write_held(self) -> None:
+        """Before its input is closed: the information lines still held for a request
+        that will not come (the last deal's end), as much as its pipe takes now — it is
+        closing, nothing waits for their answers."""
+        if self._held and self.death is None:
+            with contextlib.suppress(InputClosed):
+                self.channel.write(self._held)
+                for _ in range(self._held_answers):  # what it leaves is not stray output
+                    self.channel.owe()
+        self._held, self._held_answers = b"", 0
 
     async def ended(self, within: float = 0.0) -> bool:
         if self.death is not None:
@@ -388,7 +398,10 @@ class BotProcess(Seat):
     async def tell(self, line: bytes, expects_reply: bool = False) -> None:
         """Send an information line.  Its answer, if the game demands one, is dropped: read
         at once if it comes within the short wait, else owed and skipped before the next
-        reply (and then what counts as an extra line or a timeout is as for any reply)."""
+        reply (and then what counts as an extra line or a timeout is as for any reply).
+        With :attr:`hold_tells`, on a clean stream of a bot never caught breaking the
+        one-line rule, the line is held instead for the next request (:meth:`request`)
+        or the close (:meth:`write_held`)."""
         if self.death is not None:
             return
         channel = self.channel
@@ -398,6 +411,7 @@ class BotProcess(Seat):
             and not channel.irregular
             and exchange is not None
             and len(self._held) < _HELD_MAX
+            and self._held_answers < _HELD_ANSWERS_MAX
         ):
             # Held for the next request, which writes it first: its answer is read with
             # that request's reply (the order of lines is the bot's as ever).
