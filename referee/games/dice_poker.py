@@ -158,10 +158,7 @@ def deal_of_seed(seed: int) -> tuple[int, int, int]:
 def _deal_of_words(words: int) -> tuple[int, int, int] | None:
     """The deal of the first of the four 16-bit words of ``words`` under the limit, or
     None if none is."""
-    r = words & 0xFFFF
-    if r < _DEAL_LIMIT:
-        return _dealt(r)
-    for shift in (16, 32, 48):
+    for shift in (0, 16, 32, 48):
         r = (words >> shift) & 0xFFFF
         if r < _DEAL_LIMIT:
             return _dealt(r)

@@ -411,10 +411,9 @@ class Match:
         — is set aside and played again, the same deal and seats, at most that many times:
         nothing of it counts (results, forfeits, sinks) but a notice, and the record that
         stands lists the forfeits that set the others aside (``replayed``).  A bot stopped
-        by such a fault is started again for the replay, whatever the restart policy."""
+        by such a fault is started again for the replay, whatever the restart policy.
+        Only with it: without, :meth:`_play_some` calls :meth:`play_game` itself."""
         limit = self.config.replay_overloaded
-        if not limit:
-            return await self.play_game(planned)
         replayed: list[GameForfeit] = []
         while True:
             self._deferred = []

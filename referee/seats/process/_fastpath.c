@@ -54,6 +54,9 @@
 
 enum { ANSWERED, LATENCY_SUM, LATENCY_MAX, FIRST_ANSWER, START, N_COUNTERS };
 
+/* The most answers `owed` may count (MAX_OWED in the module: the caller's bound too). */
+#define MAX_OWED 1024
+
 static long long monotonic_ns(void) {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
@@ -111,20 +114,20 @@ static size_t count_lines(const char *buf, size_t len) {
 /* Fewer than `lines` whole lines came (a reply written in pieces, e.g. by Python run
  * with -u; or the answers to held information lines before it): go on reading until
  * there are that many newlines, the buffer's end, end of file, or the short wait's
- * deadline, whichever comes first.  Returns the bytes now in buf.
+ * deadline, whichever comes first.  Returns the bytes now in buf; `seen` (the newlines
+ * in it, counted by the caller) is kept up to date.
  *
  * As in read_soon, the core is yielded (once) before a timed wait: a bot that writes its
  * answers one by one wakes us with the first, and on one core we often run before it
  * has written the next — handing it the core back costs no timer.  After that every
  * empty read meets the deadline: a bot that trickles bytes holds the loop no longer
  * than the short wait. */
-static ssize_t finish_lines(int fd, char *buf, ssize_t got, size_t size, long long deadline_ns, size_t lines) {
-    size_t seen = count_lines(buf, (size_t)got);
+static ssize_t finish_lines(int fd, char *buf, ssize_t got, size_t size, long long deadline_ns, size_t lines, size_t *seen) {
     int yielded = 0; /* once: after it every empty read meets the deadline */
-    while ((size_t)got < size && seen < lines) {
+    while ((size_t)got < size && *seen < lines) {
         ssize_t more = read(fd, buf + got, size - (size_t)got);
         if (more > 0) {
-            seen += count_lines(buf + got, (size_t)more);
+            *seen += count_lines(buf + got, (size_t)more);
             got += more;
             continue;
         }
@@ -157,8 +160,8 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
     if (nargs >= 7) {
         owed = PyLong_AsLong(args[6]);
         if (owed == -1 && PyErr_Occurred()) return NULL;
-        if (owed < 0 || owed > 1024) {
-            PyErr_SetString(PyExc_ValueError, "owed must be 0..1024");
+        if (owed < 0 || owed > MAX_OWED) {
+            PyErr_SetString(PyExc_ValueError, "owed must be 0..MAX_OWED");
             return NULL;
         }
     }
@@ -223,10 +226,7 @@ static PyObject *exchange(PyObject *self, PyObject *const *args, Py_ssize_t narg
     }
     size_t lines = (size_t)owed + 1; /* the owed answers, then the reply */
     size_t seen = count_lines(buf, (size_t)got);
-    if (wait_ns > 0 && seen < lines) {
-        got = finish_lines((int)rfd, buf, got, sizeof buf, start + wait_ns, lines);
-        seen = count_lines(buf, (size_t)got);
-    }
+    if (wait_ns > 0 && seen < lines) got = finish_lines((int)rfd, buf, got, sizeof buf, start + wait_ns, lines, &seen);
     /* Exactly the owed answers and one reply, nothing after it, the reply within the
      * limit: anything else is the caller's to judge, from the whole chunk. */
     const char *reply = buf;
@@ -267,6 +267,7 @@ static struct PyModuleDef module = {PyModuleDef_HEAD_INIT, "referee.seats.proces
 
 PyMODINIT_FUNC PyInit__fastpath(void) {
     PyObject *m = PyModule_Create(&module);
-    if (m && PyModule_AddIntConstant(m, "VERSION", FASTPATH_VERSION) < 0) Py_CLEAR(m);
+    if (m && (PyModule_AddIntConstant(m, "VERSION", FASTPATH_VERSION) < 0 || PyModule_AddIntConstant(m, "MAX_OWED", MAX_OWED) < 0))
+        Py_CLEAR(m);
     return m;
 }

@@ -5,6 +5,8 @@ from referee.seats.process.fastpath import Exchange
 
 #: What fastpath.py checks before it uses :func:`exchange`.
 VERSION: int
+#: The most answers ``owed`` may count.
+MAX_OWED: int
 
 #: One request's write and (soon) read: the signature is fastpath.Exchange's.
 exchange: Exchange

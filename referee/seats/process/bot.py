@@ -67,6 +67,7 @@ from referee.seats.process.fastpath import (
     FIRST_ANSWER,
     LATENCY_MAX,
     LATENCY_SUM,
+    MAX_OWED,
     START,
     exchange,
     new_counters,
@@ -87,10 +88,9 @@ _now_ns = time.monotonic_ns  # CLOCK_MONOTONIC, as in the C fast path
 #: we ever block, and without a checkpoint the monitor and progress tasks would starve.
 _CHECKPOINT_EVERY = 64
 #: Bytes of information lines held for the next request (``hold_tells``) at most: beyond
-#: it a line is told at once, so that the pipe always takes them whole.
+#: it a line is told at once, so that the pipe always takes them whole (and no more
+#: answers than the C call takes: ``fastpath.MAX_OWED``).
 _HELD_MAX = 4096
-#: And at most this many of them answered (what the C call takes).
-_HELD_ANSWERS_MAX = 1024
 #: While waiting for a reply, how often to check that the bot's leader process still runs.
 _LEADER_CHECK_S = 0.1
 #: How often a bot whose first decision is held to the decision limit
@@ -289,12 +289,17 @@ class BotProcess(Seat):
         """Before its input is closed: the information lines still held for a request
         that will not come (the last deal's end), as much as its pipe takes now — it is
         closing, nothing waits for their answers."""
-        if self._held and self.death is None:
+        held, answers = self._take_held()
+        if held and self.death is None:
             with contextlib.suppress(InputClosed):
-                self.channel.write(self._held)
-                for _ in range(self._held_answers):  # what it leaves is not stray output
-                    self.channel.owe()
+                self.channel.write(held)
+                self.channel.owe(answers)  # what it leaves is not stray output
+
+    def _take_held(self) -> tuple[bytes, int]:
+        """The information lines held (and how many the bot answers), held no longer."""
+        held, answers = self._held, self._held_answers
         self._held, self._held_answers = b"", 0
+        return held, answers
 
     async def ended(self, within: float = 0.0) -> bool:
         if self.death is not None:
@@ -326,7 +331,7 @@ class BotProcess(Seat):
             )  # fmt: skip
             if isinstance(result, bytes):
                 if held:
-                    self._held, self._held_answers = b"", 0
+                    self._take_held()
                 if not counters[ANSWERED] % _CHECKPOINT_EVERY:
                     await trio.lowlevel.checkpoint()
                 return result
@@ -334,10 +339,9 @@ class BotProcess(Seat):
                 channel.keep(result[1])  # output before the write: nothing was written
             else:
                 if held:
-                    self._held, self._held_answers = b"", 0
+                    self._take_held()
                 start = counters[START]
-                for _ in range(owed):  # not all read as expected: the careful path drops them
-                    channel.owe()
+                channel.owe(owed)  # not all read as expected: the careful path drops them
                 if isinstance(result, tuple):
                     written, chunk = result
                     if not chunk:
@@ -411,7 +415,7 @@ class BotProcess(Seat):
             and not channel.irregular
             and exchange is not None
             and len(self._held) < _HELD_MAX
-            and self._held_answers < _HELD_ANSWERS_MAX
+            and self._held_answers < MAX_OWED
         ):
             # Held for the next request, which writes it first: its answer is read with
             # that request's reply (the order of lines is the bot's as ever).
@@ -466,14 +470,12 @@ class BotProcess(Seat):
         """Write the information lines held for the next request now, their answers
         owed: before a line that does not take the fast path, as if each had been told
         and not answered at once."""
-        held, answers = self._held, self._held_answers
-        self._held, self._held_answers = b"", 0
+        held, answers = self._take_held()
         channel = self.channel
         if not channel.clean:
             channel.set_stray_aside()
         await self._send(held, _now_ns())
-        for _ in range(answers):
-            channel.owe()
+        channel.owe(answers)
 
     async def _send(self, line: bytes, start: int) -> None:
         """Write a whole line, waiting (bounded) while the bot's pipe is full."""

@@ -94,12 +94,16 @@ if TYPE_CHECKING:
 
 
 exchange: Exchange | None
+#: The most answers ``owed`` may count (the C call's bound; 0 without it).
+MAX_OWED = 0
 try:
     from referee.seats.process import _fastpath
 except ImportError:  # built without a C compiler: the callers' pure-Python paths do the same
     exchange = None
 else:
     exchange = _fastpath.exchange if getattr(_fastpath, "VERSION", 1) == VERSION else None
+    if exchange is not None:
+        MAX_OWED = _fastpath.MAX_OWED
 
 
 def new_counters() -> array.array[int]:
@@ -112,6 +116,7 @@ __all__ = [
     "FIRST_ANSWER",
     "LATENCY_MAX",
     "LATENCY_SUM",
+    "MAX_OWED",
     "N_COUNTERS",
     "START",
     "VERSION",

@@ -158,11 +158,12 @@ class LineChannel:
         self._buf = chunk
         self.clean = False
 
-    def owe(self) -> None:
-        """One more answer to drop: the bot answers the information line just sent, and
-        that answer was not read at once."""
-        self.owed += 1
-        self.clean = False
+    def owe(self, count: int = 1) -> None:
+        """``count`` more answers to drop: the bot answers the information lines just sent,
+        and those answers were not read at once (none: nothing changes)."""
+        if count:
+            self.owed += count
+            self.clean = False
 
     def owe_late(self) -> None:
         """A request timed out: its answer, if it ever comes, is owed and dropped."""
@@ -287,28 +288,21 @@ class LineChannel:
                         self._buf = b""
                         self.late = False
                         if rest:
-                            self.irregular = True
                             # The stray line is usually the first (debugging output, then the
                             # answer): show both, the first first.
-                            raise BotFault(
-                                Verdict.PROTOCOL,
+                            raise self._irregular(
                                 f"printed more than one line: {show(line, 80)} and then "
                                 f"{show(rest.rstrip(_NEWLINE), 80)} (write debugging output to stderr)",
                                 line + b"\n" + rest,
                             )
                         if len(line) > self.max_line:
-                            self.irregular = True
-                            raise BotFault(Verdict.PROTOCOL, f"reply longer than {self.max_line} bytes")
+                            raise self._irregular(f"reply longer than {self.max_line} bytes")
                         return line
                     if len(buf) > self.max_line:
-                        self.replied = True
-                        self.irregular = True
                         self._buf = b""
                         self._discarding = True
-                        raise BotFault(
-                            Verdict.PROTOCOL,
-                            f"reply longer than {self.max_line} bytes without a newline",
-                            buf[:200],
+                        raise self._irregular(
+                            f"reply longer than {self.max_line} bytes without a newline", buf[:200]
                         )
                 self._buf = buf  # kept if the wait below ends in an exception
                 chunk = await self._next_chunk(deadline, quiet)
@@ -395,10 +389,7 @@ class LineChannel:
         with two lines): drop it and fault this decision, or the bot would stay one
         reply behind for the rest of its life."""
         stray, self._stray = self._stray, b""
-        self.replied = True
-        self.irregular = True
-        raise BotFault(
-            Verdict.PROTOCOL,
+        raise self._irregular(
             f"printed more than one line: {show(stray.rstrip(_NEWLINE), 80)} came before this request, "
             "beyond the answers it owed (write debugging output to stderr)",
             stray,
@@ -409,14 +400,18 @@ class LineChannel:
         the line limit without a newline: a protocol fault now, as for a reply, not a
         timeout once the bot has flooded for the whole decision."""
         start, self._overlong = self._overlong, b""
-        self.replied = True
-        self.irregular = True
-        raise BotFault(
-            Verdict.PROTOCOL,
+        raise self._irregular(
             f"an answer it owed (to an information line or a late request) is longer than "
             f"{self.max_line} bytes without a newline",
             start,
         )
+
+    def _irregular(self, detail: str, reply: bytes | None = None) -> BotFault:
+        """The protocol fault of output that broke "one line back for each line" (a line
+        came back, if a faulty one: :attr:`replied`; :attr:`irregular` from now on)."""
+        self.replied = True
+        self.irregular = True
+        return BotFault(Verdict.PROTOCOL, detail, reply)
 
     def _skip_lines(self, buf: bytes) -> bytes:
         """Drop the rest of an over-long line and the answers owed.  An owed answer that
